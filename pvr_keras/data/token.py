@@ -1,0 +1,185 @@
+"""Token PVR as tf.data: batched, stateless, any size up to 5x10^7 and beyond in O(batch) memory.
+
+Example ``i`` of a split is a pure function of (seed, split, holdout, i): its tokens come from a
+counter-based hash (``random.py``), so the N training examples are the same N every epoch, in
+a new order each epoch, on every backend and run. Labels are computed in batched TF ops that
+follow ``TokenTask.label`` exactly (tested against it).
+"""
+
+import math
+
+import numpy as np
+import tensorflow as tf
+
+from pvr_keras.data import random
+from pvr_keras.tasks import TokenTask
+
+
+def _check_task(task):
+    if not isinstance(task, TokenTask):
+        raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
+    return task
+
+
+def _check_positive(name, value):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; received {value!r}")
+    return int(value)
+
+
+def tf_aggregate(aggregation, window, num_values):
+    """TF twin of ``tasks.aggregate``: window (B, w) int64 -> (B,) int64."""
+    if aggregation == "mod_sum":
+        return tf.math.floormod(tf.reduce_sum(window, axis=1), num_values)
+    if aggregation == "median":
+        return tf.sort(window, axis=1)[:, (window.shape[1] - 1) // 2]
+    if aggregation == "maj_vote":
+        counts = tf.reduce_sum(tf.one_hot(window, num_values, dtype=tf.int64), axis=1)
+        # Break ties towards the smallest value explicitly: argmax gives no tie guarantee.
+        score = counts * num_values + tf.range(num_values - 1, -1, -1, dtype=tf.int64)
+        return tf.argmax(score, axis=1, output_type=tf.int64)
+    if aggregation == "min":
+        return tf.reduce_min(window, axis=1)
+    if aggregation == "max":
+        return tf.reduce_max(window, axis=1)
+    raise ValueError(f"unknown aggregation {aggregation!r}")
+
+
+def tf_label(task, x):
+    """TF twin of ``TokenTask.label``: x (B, seq_len) int -> (B,) int64."""
+    x = tf.cast(x, tf.int64)
+    values = x[:, 1:]
+    pointers = x[:, 0] if task.pointer else tf.zeros_like(x[:, 0])
+    positions = tf.math.floormod(pointers[:, None] + tf.range(task.window, dtype=tf.int64),
+                                 task.num_positions)
+    window = tf.gather(values, positions, batch_dims=1)
+    return tf_aggregate(task.aggregation, window, task.num_values)
+
+
+def _held_out_codes(task, holdout):
+    """Held-out windows as sorted base-num_values codes (first window value most significant)."""
+    tuples = task.holdout_tuples(holdout)
+    powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
+    return np.sort(tuples @ powers)
+
+
+def _decode(task, codes):
+    """Base-num_values codes (B,) -> window digits (B, w), first digit most significant."""
+    powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
+    return tf.math.floormod(tf.math.floordiv(codes[:, None], powers), task.num_values)
+
+
+def _window_draw(task, holdout, split, bits, index):
+    """Window digits (B, w) for a holdout split, or None when every window is allowed.
+
+    Train: uniform over all windows except the held-out tuples (sampled directly from the
+    complement, so no rejection loop and no effect on any other token). Test: only held-out
+    tuples, example i taking tuple i mod k so the k tuples are evenly spread.
+    """
+    if not holdout:
+        return None
+    codes = _held_out_codes(task, holdout)
+    if split == "test":
+        pick = tf.math.floormod(index, holdout)
+        return _decode(task, tf.gather(tf.constant(codes), pick))
+    rank = random.uniform_int(bits, task.num_values**task.window - holdout)
+    # The rank-th allowed code: step over each held-out code at or below it (codes sorted).
+    for code in codes:
+        rank = rank + tf.cast(rank >= code, tf.int64)
+    return _decode(task, rank)
+
+
+def make_examples(task, key, split, holdout=0):
+    """Returns ``fn(index) -> (x, y)`` mapping (B,) example indices to tokens and labels.
+
+    Slots of the hash: 0..seq_len-1 the tokens, seq_len the pointer, seq_len+1 the window.
+    """
+    n = task.num_positions
+
+    def examples(index):
+        bits = random.random_bits(key, index, task.seq_len + 2)
+        x = random.uniform_int(bits[:, : task.seq_len], task.num_values)
+        pointers = random.uniform_int(bits[:, task.seq_len], task.pointer_values)
+        x = tf.concat([pointers[:, None], x[:, 1:]], axis=1)
+        window = _window_draw(task, holdout, split, bits[:, task.seq_len + 1], index)
+        if window is not None:
+            # Value position q holds window digit (q - p) mod n when that is < w.
+            offset = tf.math.floormod(tf.range(n, dtype=tf.int64)[None] - pointers[:, None], n)
+            in_window = offset < task.window
+            digits = tf.gather(window, tf.minimum(offset, task.window - 1), batch_dims=1)
+            x = tf.concat([x[:, :1], tf.where(in_window, digits, x[:, 1:])], axis=1)
+        return tf.cast(x, tf.int32), tf.cast(tf_label(task, x), tf.int32)
+
+    return examples
+
+
+def _validate(task, num_examples, split, seed, holdout, batch_size):
+    _check_task(task)
+    _check_positive("num_examples", num_examples)
+    _check_positive("batch_size", batch_size)
+    random.check_split(split)
+    random.check_seed(seed)
+    task.check_holdout(holdout)
+
+
+def token_dataset(task, num_examples, *, split="train", seed=0, holdout=0, batch_size=1024,
+                  shuffle=True, epochs=1, first_epoch=0):
+    """A tf.data pipeline of batched token PVR examples ``(x, y)``.
+
+    Args:
+        task: the ``TokenTask``.
+        num_examples: size of the split (the same examples every epoch).
+        split: ``"train"`` or ``"test"``; independent streams.
+        seed: non-negative integer; same seed, same examples, on every backend and run.
+        holdout: holdout-k of Section 6.2 (0 = IID). Train never has a held-out tuple in its
+            value window; test has only held-out tuples there.
+        batch_size: examples per batch (the last batch of an epoch may be smaller).
+        shuffle: visit the examples in a new pseudo-random order each epoch.
+        epochs: number of passes (``None`` repeats forever, for ``fit(steps_per_epoch=...)``).
+        first_epoch: epoch number of the first pass; it keys the shuffle order, so a resumed
+            run sees the same order as an uninterrupted one.
+
+    Returns:
+        ``tf.data.Dataset`` of (x int32 (batch, seq_len), y int32 (batch,)).
+
+    Example:
+        >>> ds = token_dataset(TokenTask(window=2), 10_000, batch_size=256)
+        >>> x, y = next(iter(ds))
+        >>> x.shape, y.shape
+        (TensorShape([256, 11]), TensorShape([256]))
+    """
+    _validate(task, num_examples, split, seed, holdout, batch_size)
+    if epochs is not None:
+        _check_positive("epochs", epochs)
+    key = random.stream_key(seed, split, holdout)
+    examples = make_examples(task, key, split, holdout)
+    num_batches = math.ceil(num_examples / batch_size)
+
+    def batch(epoch, b):
+        index = random.epoch_order(num_examples, b * batch_size, batch_size, key, epoch, shuffle)
+        return examples(index)
+
+    epoch_ids = tf.data.Dataset.range(first_epoch, first_epoch + epochs if epochs else 2**62)
+    ds = epoch_ids.flat_map(
+        lambda e: tf.data.Dataset.range(num_batches).map(lambda b: (e, b)))
+    ds = ds.map(batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    return ds.prefetch(tf.data.AUTOTUNE)
+
+
+def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
+    """The first ``num_examples`` examples of a split as NumPy arrays, in index order.
+
+    Returns:
+        x int32 (num_examples, seq_len) and y int32 (num_examples,); row i is example i of the
+        split, identical to what ``token_dataset`` yields for that index.
+
+    Example:
+        >>> x, y = token_arrays(TokenTask(), 5)
+        >>> bool((TokenTask().label(x) == y).all())
+        True
+    """
+    _validate(task, num_examples, split, seed, holdout, 1)
+    ds = token_dataset(task, num_examples, split=split, seed=seed, holdout=holdout,
+                       batch_size=min(num_examples, 65_536), shuffle=False)
+    xs, ys = zip(*((x.numpy(), y.numpy()) for x, y in ds), strict=True)
+    return np.concatenate(xs), np.concatenate(ys)

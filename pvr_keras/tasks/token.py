@@ -1,0 +1,159 @@
+"""The token-sequence PVR rule (Sections 3.1, 4.1, 6.2 and Appendix D of the paper).
+
+A sequence ``x`` of ``seq_len`` tokens in ``0..num_values-1``. Position 0 is the pointer;
+positions ``1..seq_len-1`` hold the values. A pointer ``p`` selects the window of value
+positions ``p, p+1, ..., p+window-1`` (0-based among ``x[1:]``, wrapping modulo the number of
+value positions) and the label is the aggregation of the values there.
+
+``window_mode`` says which pointers are drawn, never how a pointer is read:
+
+- ``"cyclic"`` (default): every pointer ``0..n-1`` is drawn (``n = seq_len - 1``); windows
+  that run past the last value position wrap around to the first. Every pointer value stays
+  meaningful for every window size, so the pointer distribution is the same across a sweep
+  over windows, which is what a study of complexity needs.
+- ``"restricted"``: only pointers ``0..n-window`` are drawn, so no window wraps. The pointer
+  distribution then changes with the window size.
+
+The paper's "complexity m" / "number of neighbours" is ``window - 1``.
+"""
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+
+from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregation
+
+WINDOW_MODES = ("cyclic", "restricted")
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}; received {value}")
+    return int(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class TokenTask:
+    """A token PVR task: the rule, its parameters and its NumPy reference labels.
+
+    Args:
+        seq_len: tokens per sequence, pointer included (>= 2). The paper uses 11.
+        num_values: vocabulary size; tokens are ``0..num_values-1`` and so are the labels.
+        window: number of value positions aggregated (>= 1); complexity ``m = window - 1``.
+        aggregation: one of ``mod_sum, median, maj_vote, min, max``.
+        window_mode: ``"cyclic"`` or ``"restricted"`` (see the module docstring).
+        pointer: ``False`` gives the pointer-less control of Appendix D (pointer always 0).
+
+    Example:
+        >>> task = TokenTask(window=1)
+        >>> int(task.label(np.array([[3, 2, 7, 1, 6, 0, 9, 4, 4, 8, 5]]))[0])
+        6
+    """
+
+    seq_len: int = 11
+    num_values: int = 10
+    window: int = 1
+    aggregation: str = "mod_sum"
+    window_mode: str = "cyclic"
+    pointer: bool = True
+
+    def __post_init__(self):
+        _check_int("seq_len", self.seq_len, 2)
+        _check_int("num_values", self.num_values, 2)
+        _check_int("window", self.window, 1)
+        if self.window > self.num_positions:
+            raise ValueError(
+                f"window must be between 1 and the number of value positions "
+                f"(seq_len - 1 = {self.num_positions}); received {self.window}"
+            )
+        check_aggregation(self.aggregation)
+        if self.window_mode not in WINDOW_MODES:
+            raise ValueError(
+                f"window_mode must be one of {', '.join(WINDOW_MODES)}; "
+                f"received {self.window_mode!r}"
+            )
+        if not isinstance(self.pointer, bool | np.bool_):
+            raise ValueError(f"pointer must be True or False; received {self.pointer!r}")
+        if self.pointer and self.num_values < self.num_positions:
+            raise ValueError(
+                f"the pointer takes token values 0..{self.num_values - 1}, which cannot address "
+                f"all {self.num_positions} value positions: num_values must be >= seq_len - 1 "
+                f"= {self.num_positions}; received num_values={self.num_values}"
+            )
+
+    @property
+    def num_positions(self):
+        """Number of value positions, ``seq_len - 1``."""
+        return self.seq_len - 1
+
+    @property
+    def num_classes(self):
+        return self.num_values
+
+    @property
+    def complexity(self):
+        """The paper's complexity m (number of neighbours): ``window - 1``."""
+        return self.window - 1
+
+    @property
+    def pointer_values(self):
+        """Number of pointer values drawn: pointers are ``0..pointer_values-1``."""
+        if not self.pointer:
+            return 1
+        if self.window_mode == "restricted":
+            return self.num_positions - self.window + 1
+        return self.num_positions
+
+    def window_positions(self, pointers):
+        """Value positions (0-based among ``x[1:]``) each pointer selects: (N,) -> (N, window)."""
+        offsets = np.arange(self.window)
+        return (np.asarray(pointers, np.int64)[:, None] + offsets) % self.num_positions
+
+    def label(self, x):
+        """NumPy reference labels: (N, seq_len) int tokens -> (N,) int64 labels."""
+        x = np.asarray(x)
+        if x.ndim != 2 or x.shape[1] != self.seq_len:
+            raise ValueError(
+                f"x must have shape (N, seq_len={self.seq_len}); received shape {x.shape}"
+            )
+        if x.size and (x.min() < 0 or x.max() >= self.num_values):
+            raise ValueError(
+                f"tokens must be in 0..{self.num_values - 1}; received values in "
+                f"{x.min()}..{x.max()}"
+            )
+        values = x[:, 1:].astype(np.int64)
+        pointers = x[:, 0] if self.pointer else np.zeros(len(x), np.int64)
+        positions = self.window_positions(pointers)
+        window = np.take_along_axis(values, positions, axis=1)
+        return aggregate(self.aggregation, window, self.num_values)
+
+    def check_holdout(self, holdout):
+        """Validates a holdout-k setting (Section 6.2): 0 <= k <= window!."""
+        limit = math.factorial(self.window)
+        if isinstance(holdout, bool) or not isinstance(holdout, int | np.integer):
+            raise ValueError(f"holdout must be an integer in 0..{limit}; received {holdout!r}")
+        if not 0 <= holdout <= limit:
+            raise ValueError(
+                f"holdout must be in 0..window! = 0..{limit} for window {self.window}; "
+                f"received {holdout}"
+            )
+        if holdout and self.window > self.num_values:
+            raise ValueError(
+                f"holdout permutes the values 0..window-1, which needs window <= num_values "
+                f"({self.num_values}); received window {self.window}"
+            )
+        return int(holdout)
+
+    def holdout_tuples(self, holdout):
+        """The ``holdout`` held-out windows: the first k permutations of (0, ..., window-1)
+        in ``itertools.permutations`` order, identity first. Returns (k, window) int64."""
+        k = self.check_holdout(holdout)
+        perms = itertools.islice(itertools.permutations(range(self.window)), k)
+        return np.array(list(perms), np.int64).reshape(k, self.window)
+
+
+__all__ = ["AGGREGATIONS", "WINDOW_MODES", "TokenTask"]
