@@ -72,8 +72,9 @@ def uniform_int(bits, maxval):
     maxval = int(maxval)
     if maxval < 2**31:
         high = tf.bitwise.right_shift(bits, tf.constant(32, tf.uint64))
-        scaled = tf.bitwise.right_shift(high * tf.constant(maxval, tf.uint64),
-                                        tf.constant(32, tf.uint64))
+        scaled = tf.bitwise.right_shift(
+            high * tf.constant(maxval, tf.uint64), tf.constant(32, tf.uint64)
+        )
         return tf.cast(scaled, tf.int64)
     unit = tf.cast(tf.bitwise.right_shift(bits, tf.constant(11, tf.uint64)), tf.float64)
     unit = unit * (1.0 / 2**53)
@@ -92,5 +93,4 @@ def epoch_order(num_examples, batch_start, batch_size, key, epoch, shuffle):
     if not shuffle:
         return positions
     seed = tf.stack([tf.constant(key & 0x7FFFFFFFFFFFFFFF, tf.int64), tf.cast(epoch, tf.int64)])
-    return tf.random.experimental.index_shuffle(positions, seed=seed,
-                                                max_index=num_examples - 1)
+    return tf.random.experimental.index_shuffle(positions, seed=seed, max_index=num_examples - 1)

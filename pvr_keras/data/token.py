@@ -50,8 +50,9 @@ def tf_label(task, x):
     x = tf.cast(x, tf.int64)
     values = x[:, 1:]
     pointers = x[:, 0] if task.pointer else tf.zeros_like(x[:, 0])
-    positions = tf.math.floormod(pointers[:, None] + tf.range(task.window, dtype=tf.int64),
-                                 task.num_positions)
+    positions = tf.math.floormod(
+        pointers[:, None] + tf.range(task.window, dtype=tf.int64), task.num_positions
+    )
     window = tf.gather(values, positions, batch_dims=1)
     return tf_aggregate(task.aggregation, window, task.num_values)
 
@@ -122,8 +123,18 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     task.check_holdout(holdout)
 
 
-def token_dataset(task, num_examples, *, split="train", seed=0, holdout=0, batch_size=1024,
-                  shuffle=True, epochs=1, first_epoch=0):
+def token_dataset(
+    task,
+    num_examples,
+    *,
+    split="train",
+    seed=0,
+    holdout=0,
+    batch_size=1024,
+    shuffle=True,
+    epochs=1,
+    first_epoch=0,
+):
     """A tf.data pipeline of batched token PVR examples ``(x, y)``.
 
     Args:
@@ -160,8 +171,7 @@ def token_dataset(task, num_examples, *, split="train", seed=0, holdout=0, batch
         return examples(index)
 
     epoch_ids = tf.data.Dataset.range(first_epoch, first_epoch + epochs if epochs else 2**62)
-    ds = epoch_ids.flat_map(
-        lambda e: tf.data.Dataset.range(num_batches).map(lambda b: (e, b)))
+    ds = epoch_ids.flat_map(lambda e: tf.data.Dataset.range(num_batches).map(lambda b: (e, b)))
     ds = ds.map(batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return ds.prefetch(tf.data.AUTOTUNE)
 
@@ -179,7 +189,14 @@ def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
         True
     """
     _validate(task, num_examples, split, seed, holdout, 1)
-    ds = token_dataset(task, num_examples, split=split, seed=seed, holdout=holdout,
-                       batch_size=min(num_examples, 65_536), shuffle=False)
+    ds = token_dataset(
+        task,
+        num_examples,
+        split=split,
+        seed=seed,
+        holdout=holdout,
+        batch_size=min(num_examples, 65_536),
+        shuffle=False,
+    )
     xs, ys = zip(*((x.numpy(), y.numpy()) for x, y in ds), strict=True)
     return np.concatenate(xs), np.concatenate(ys)

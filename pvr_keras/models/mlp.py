@@ -5,8 +5,9 @@ import keras
 from pvr_keras.models.common import check_positive, token_input
 
 
-def mlp(*, seq_len=11, vocab=10, num_classes=10, embed_dim=64, widths=(512, 1024, 512, 64),
-        name="mlp"):
+def mlp(
+    *, seq_len=11, vocab=10, num_classes=10, embed_dim=64, widths=(512, 1024, 512, 64), name="mlp"
+):
     """The paper's MLP: 1,445,194 parameters at the defaults.
 
     Each token is embedded (``vocab`` x ``embed_dim``), the embeddings are concatenated and
@@ -35,13 +36,20 @@ def mlp(*, seq_len=11, vocab=10, num_classes=10, embed_dim=64, widths=(512, 1024
     x = keras.layers.Flatten(name="flatten")(x)
     for i, width in enumerate(widths):
         last = i == len(widths) - 1
-        x = keras.layers.Dense(width, activation="relu",
-                               name="pre_logits" if last else f"block{i}")(x)
+        x = keras.layers.Dense(
+            width, activation="relu", name="pre_logits" if last else f"block{i}"
+        )(x)
     logits = keras.layers.Dense(num_classes, name="logits")(x)
     return keras.Model(tokens, logits, name=name)
 
 
 def mlp2x(*, seq_len=11, vocab=10, num_classes=10, embed_dim=64, name="mlp2x"):
     """The paper's MLP 2x: hidden widths doubled (1024, 2048, 1024, 128); 5,052,426 params."""
-    return mlp(seq_len=seq_len, vocab=vocab, num_classes=num_classes, embed_dim=embed_dim,
-               widths=(1024, 2048, 1024, 128), name=name)
+    return mlp(
+        seq_len=seq_len,
+        vocab=vocab,
+        num_classes=num_classes,
+        embed_dim=embed_dim,
+        widths=(1024, 2048, 1024, 128),
+        name=name,
+    )
