@@ -1,0 +1,95 @@
+"""Typed recipe configs: a dataclass, named presets, and command-line flags generated from it.
+
+A recipe declares ``@dataclasses.dataclass class Config`` with its defaults, a dict of presets
+(``{"quick": Config(...), "paper": Config(...)}``), and calls ``parse(Config, PRESETS)``. Every
+field becomes a flag (``num_examples`` -> ``--num-examples``; booleans get ``--x/--no-x``);
+flags given on the command line override the chosen preset (``--preset``, default ``quick``).
+"""
+
+import argparse
+import dataclasses
+import json
+import pathlib
+import types
+import typing
+
+
+def _flag_type(tp):
+    """argparse ``type``/``nargs`` for a dataclass field annotation."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):  # Optional[X] / X | None
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _flag_type(args[0])
+    if origin is tuple:
+        return {"type": typing.get_args(tp)[0], "nargs": "+"}
+    return {"type": tp}
+
+
+def _none_or(kind):
+    def convert(text):
+        return None if text.lower() == "none" else kind(text)
+
+    convert.__name__ = kind.__name__
+    return convert
+
+
+def build_parser(config_cls, presets, description=None):
+    """An ``argparse.ArgumentParser`` with ``--preset`` and one flag per field of ``config_cls``."""
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument(
+        "--preset", choices=sorted(presets), default="quick", help="named set of defaults"
+    )
+    hints = typing.get_type_hints(config_cls)
+    for field in dataclasses.fields(config_cls):
+        flag = "--" + field.name.replace("_", "-")
+        help_text = field.metadata.get("help", "")
+        tp = hints[field.name]
+        if tp is bool:
+            parser.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=None, help=help_text
+            )
+            continue
+        spec = _flag_type(tp)
+        optional = type(None) in typing.get_args(tp)
+        if optional:
+            spec["type"] = _none_or(spec["type"])
+        if "choices" in field.metadata:
+            spec["choices"] = field.metadata["choices"]
+        parser.add_argument(
+            flag, default=None, help=help_text + " (default: from --preset)", **spec
+        )
+    return parser
+
+
+def parse(config_cls, presets, argv=None, description=None):
+    """Parses ``argv`` into a ``config_cls``: the chosen preset with the given flags replaced.
+
+    Example:
+        >>> @dataclasses.dataclass
+        ... class C:
+        ...     epochs: int = 1
+        >>> parse(C, {"quick": C(), "paper": C(epochs=200)}, ["--preset", "paper"]).epochs
+        200
+    """
+    args = build_parser(config_cls, presets, description).parse_args(argv)
+    overrides = {}
+    for field in dataclasses.fields(config_cls):
+        value = getattr(args, field.name)
+        if value is not None:
+            overrides[field.name] = tuple(value) if isinstance(value, list) else value
+    return dataclasses.replace(presets[args.preset], **overrides)
+
+
+def to_dict(config):
+    """A JSON-ready dict of a config (tuples become lists, paths strings)."""
+    return json.loads(json.dumps(dataclasses.asdict(config), default=str))
+
+
+def write(config, out_dir, name="config.json"):
+    """Writes the resolved config as JSON into ``out_dir``; returns the path."""
+    path = pathlib.Path(out_dir) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(to_dict(config), indent=2) + "\n")
+    return path
