@@ -1,5 +1,7 @@
 """tf.data pipelines for every PVR task; the only package that imports tensorflow directly."""
 
+from pvr_keras.data.block import block_arrays, block_dataset
+from pvr_keras.data.images import load_images
 from pvr_keras.data.token import token_arrays, token_dataset
 
-__all__ = ["token_arrays", "token_dataset"]
+__all__ = ["block_arrays", "block_dataset", "load_images", "token_arrays", "token_dataset"]

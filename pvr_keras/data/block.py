@@ -1,0 +1,293 @@
+"""Block-style visual PVR as tf.data: images composed in batched TF ops, stateless, O(batch).
+
+Example ``i`` of a split is a pure function of (seed, split, holdout, i): for every cell a
+counter-based hash (``random.py``) picks a source image, uniformly among the images that cell
+may hold, and a uniform jitter offset inside the cell. A batch is composed with two batched
+gathers (rows, then columns, from a zero-padded copy of each image) and one reshape: no
+per-example Python. Images of the train split always come from the TFDS train split, test
+from test. Labels follow ``BlockTask.label`` (tested against it).
+"""
+
+import math
+
+import numpy as np
+import tensorflow as tf
+
+from pvr_keras.data import random
+from pvr_keras.data.images import load_images
+from pvr_keras.data.token import tf_aggregate
+from pvr_keras.tasks import BlockTask
+
+_SLOTS = 3  # hash slots per cell: image, row offset, column offset
+
+
+def _check_task(task):
+    if not isinstance(task, BlockTask):
+        raise ValueError(f"task must be a BlockTask; received {type(task).__name__}")
+    return task
+
+
+def check_positive(name, value):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; received {value!r}")
+    return int(value)
+
+
+def batched_dataset(
+    examples, num_examples, batch_size, key, *, shuffle, epochs, first_epoch, outputs
+):
+    """Batches of ``examples(index)`` over ``epochs`` passes, as in ``token_dataset``.
+
+    ``examples`` maps (B,) int64 example indices to a dict; ``outputs`` names the keys
+    yielded (a tuple of tensors). Each epoch visits [0, num_examples) in an order keyed by
+    (key, epoch), so a resumed run (``first_epoch``) sees the same order.
+    """
+    if epochs is not None:
+        check_positive("epochs", epochs)
+    if isinstance(first_epoch, bool) or not isinstance(first_epoch, int | np.integer):
+        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
+    if first_epoch < 0:
+        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
+    num_batches = math.ceil(num_examples / batch_size)
+
+    def batch(epoch, b):
+        index = random.epoch_order(num_examples, b * batch_size, batch_size, key, epoch, shuffle)
+        out = examples(index)
+        return tuple(out[name] for name in outputs)
+
+    stop = first_epoch + epochs if epochs else 2**62
+    epoch_ids = tf.data.Dataset.range(first_epoch, stop)
+    ds = epoch_ids.flat_map(lambda e: tf.data.Dataset.range(num_batches).map(lambda b: (e, b)))
+    ds = ds.map(batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    return ds.prefetch(tf.data.AUTOTUNE)
+
+
+def place(images, offsets, cell):
+    """Puts each image into a zero cell at its offset.
+
+    Args:
+        images: (B, K, h, w, C) uint8.
+        offsets: (B, K, 2) int64 (row, col), each in 0..cell-h / 0..cell-w.
+        cell: side of the cell.
+
+    Returns:
+        (B, K, cell, cell, C): cell pixel (r, c) is image pixel (r - row, c - col) where
+        that lies inside the image, else 0.
+    """
+    h, w = images.shape[2], images.shape[3]
+    # A zero row and column at the end: out-of-image cell pixels read from them.
+    padded = tf.pad(images, [[0, 0], [0, 0], [0, 1], [0, 1], [0, 0]])
+    span = tf.range(cell, dtype=tf.int64)
+
+    def source(offset, size):  # (B, K) -> (B, K, cell) source index or `size` (the zero)
+        local = span - offset[..., None]
+        return tf.where((local >= 0) & (local < size), local, size)
+
+    rows = tf.gather(padded, source(offsets[..., 0], h), axis=2, batch_dims=2)
+    return tf.gather(rows, source(offsets[..., 1], w), axis=3, batch_dims=2)
+
+
+def assemble(cells, grid):
+    """Cells (B, grid*grid, cell, cell, C), row-major -> images (B, grid*cell, grid*cell, C)."""
+    cell, channels = cells.shape[2], cells.shape[4]
+    x = tf.reshape(cells, [-1, grid, grid, cell, cell, channels])
+    x = tf.transpose(x, [0, 1, 3, 2, 4, 5])
+    return tf.reshape(x, [-1, grid * cell, grid * cell, channels])
+
+
+def _pools(task, split, holdout, labels):
+    """Per value cell, the sorted indices of the images it may hold, or None for all of them."""
+    if not holdout:
+        return [None] * task.num_value_cells
+    pools = []
+    for held in task.holdout_classes():
+        allowed = np.isin(labels, held) if split == "test" else ~np.isin(labels, held)
+        pool = np.flatnonzero(allowed).astype(np.int64)
+        if not len(pool):
+            raise ValueError(
+                f"no {task.values} {split} images may fill a holdout cell (classes "
+                f"{'' if split == 'test' else 'other than '}{held}); is the data complete?"
+            )
+        pools.append(pool)
+    return pools
+
+
+def make_examples(task, key, split, holdout=False, data_dir=None):
+    """Returns ``fn(index) -> dict`` mapping (B,) example indices to composed examples.
+
+    The dict holds ``x`` float32 (B, *task.image_shape) in [0, 1], ``y`` int32 (B,),
+    ``cell_labels`` int64 (B, grid*grid), ``offsets`` int64 (B, grid*grid, 2) and
+    ``image_index`` int64 (B, grid*grid): index of each cell's image in its source split
+    (``load_images(source, split)``; cell 0 indexes MNIST, the others ``task.values``).
+    """
+    pointer_images, pointer_labels = load_images(task.pointer_source, split, data_dir)
+    value_images, value_labels = load_images(task.values, split, data_dir)
+    pools = _pools(task, split, holdout, value_labels)
+    pointer_images_t = tf.constant(pointer_images)
+    pointer_labels_t = tf.constant(pointer_labels)
+    if task.values == task.pointer_source:
+        value_images_t, value_labels_t = pointer_images_t, pointer_labels_t
+    else:
+        value_images_t, value_labels_t = tf.constant(value_images), tf.constant(value_labels)
+    pools_t = [None if pool is None else tf.constant(pool) for pool in pools]
+    sizes = [len(pointer_labels)] + [
+        len(value_labels) if pool is None else len(pool) for pool in pools
+    ]
+    pointer_side = pointer_images.shape[1]
+    value_side = value_images.shape[1]
+    digit_to_cell = tf.constant(task.digit_to_value_cell)
+    steps = tf.range(task.window, dtype=tf.int64)
+
+    def examples(index):
+        bits = tf.reshape(
+            random.random_bits(key, index, _SLOTS * task.num_cells), [-1, task.num_cells, _SLOTS]
+        )
+        picks = []
+        for k in range(task.num_cells):
+            pick = random.uniform_int(bits[:, k, 0], sizes[k])
+            if k and pools_t[k - 1] is not None:
+                pick = tf.gather(pools_t[k - 1], pick)
+            picks.append(pick)
+        image_index = tf.stack(picks, axis=1)  # (B, cells)
+        offsets = tf.concat(
+            [
+                random.uniform_int(bits[:, :1, 1:], task.cell - pointer_side + 1),
+                random.uniform_int(bits[:, 1:, 1:], task.cell - value_side + 1),
+            ],
+            axis=1,
+        )  # (B, cells, 2)
+        pointer = place(tf.gather(pointer_images_t, image_index[:, :1]), offsets[:, :1], task.cell)
+        if task.channels != pointer_images.shape[3]:
+            pointer = tf.tile(pointer, [1, 1, 1, 1, task.channels])
+        values = place(tf.gather(value_images_t, image_index[:, 1:]), offsets[:, 1:], task.cell)
+        cells = tf.concat([pointer, values], axis=1)
+        x = tf.cast(assemble(cells, task.grid), tf.float32) * (1.0 / 255.0)
+        cell_labels = tf.concat(
+            [
+                tf.gather(pointer_labels_t, image_index[:, :1]),
+                tf.gather(value_labels_t, image_index[:, 1:]),
+            ],
+            axis=1,
+        )
+        # The named value cell and the window-1 after it, cyclic over the value cells.
+        first = tf.gather(digit_to_cell, cell_labels[:, 0])
+        window = tf.math.floormod(first[:, None] + steps, task.num_value_cells) + 1
+        classes = tf.gather(cell_labels, window, batch_dims=1)
+        y = tf_aggregate(task.aggregation, classes, task.num_classes)
+        return {
+            "x": x,
+            "y": tf.cast(y, tf.int32),
+            "cell_labels": cell_labels,
+            "offsets": offsets,
+            "image_index": image_index,
+        }
+
+    return examples
+
+
+def _validate(task, num_examples, split, seed, holdout, batch_size):
+    _check_task(task)
+    check_positive("num_examples", num_examples)
+    check_positive("batch_size", batch_size)
+    random.check_split(split)
+    random.check_seed(seed)
+    task.check_holdout(holdout)
+
+
+def _key(seed, split):
+    # IID and holdout share the key: same pointers and offsets, only the value pools differ.
+    return random.stream_key(seed, split)
+
+
+def block_dataset(
+    task,
+    num_examples,
+    *,
+    split,
+    seed,
+    holdout=False,
+    batch_size=50,
+    shuffle=True,
+    epochs=1,
+    first_epoch=0,
+    data_dir=None,
+):
+    """A tf.data pipeline of batched block-style visual PVR examples ``(x, y)``.
+
+    Args:
+        task: the ``BlockTask``.
+        num_examples: size of the split (the same examples every epoch).
+        split: ``"train"`` or ``"test"``; images come from the matching TFDS split.
+        seed: non-negative integer; same seed, same examples, on every backend and run.
+        holdout: the Figure 6 holdout (2x2 only). Train never has classes 1-3 top right, 4-6
+            bottom left, 7-9 or 0 bottom right; test has only those. The pointer is any digit.
+        batch_size: examples per batch (the last batch of an epoch may be smaller). The
+            paper's visual recipe uses 50.
+        shuffle: visit the examples in a new pseudo-random order each epoch.
+        epochs: number of passes (``None`` repeats forever, for ``fit(steps_per_epoch=...)``).
+        first_epoch: epoch number of the first pass; it keys the shuffle order, so a resumed
+            run sees the same order as an uninterrupted one.
+        data_dir: prepared TFDS data dir (default ``TFDS_DATA_DIR`` or ~/tensorflow_datasets).
+
+    Returns:
+        ``tf.data.Dataset`` of (x float32 (batch, *task.image_shape) in [0, 1], y int32
+        (batch,)).
+
+    Example:
+        >>> ds = block_dataset(BlockTask(), 1000, split="train", seed=0,
+        ...                    data_dir="../shared/data/tfds")
+        >>> x, y = next(iter(ds))
+        >>> x.shape, y.shape
+        (TensorShape([50, 80, 80, 1]), TensorShape([50]))
+    """
+    _validate(task, num_examples, split, seed, holdout, batch_size)
+    key = _key(seed, split)
+    examples = make_examples(task, key, split, holdout, data_dir)
+    return batched_dataset(
+        examples,
+        num_examples,
+        batch_size,
+        key,
+        shuffle=shuffle,
+        epochs=epochs,
+        first_epoch=first_epoch,
+        outputs=("x", "y"),
+    )
+
+
+def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=None):
+    """The first ``num_examples`` examples of a split as NumPy arrays, in index order.
+
+    Row i is example i of the split, identical to what ``block_dataset`` yields for it.
+
+    Returns:
+        x float32 (N, *task.image_shape), y int32 (N,) and ``info``, a dict of
+        ``cell_labels`` int64 (N, grid*grid) (the class of every cell, row-major, cell 0 the
+        pointer digit), ``offsets`` int64 (N, grid*grid, 2) (row, col) of each image inside
+        its cell, and ``image_index`` int64 (N, grid*grid) (each cell's image in its source
+        split; cell 0 indexes MNIST, the others ``task.values``).
+
+    Example:
+        >>> task = BlockTask()
+        >>> x, y, info = block_arrays(task, 8, split="test", seed=0,
+        ...                           data_dir="../shared/data/tfds")
+        >>> bool((task.label(info["cell_labels"]) == y).all())
+        True
+    """
+    _validate(task, num_examples, split, seed, holdout, 1)
+    key = _key(seed, split)
+    examples = make_examples(task, key, split, holdout, data_dir)
+    names = ("x", "y", "cell_labels", "offsets", "image_index")
+    ds = batched_dataset(
+        examples,
+        num_examples,
+        min(num_examples, 1024),
+        key,
+        shuffle=False,
+        epochs=1,
+        first_epoch=0,
+        outputs=names,
+    )
+    parts = list(zip(*((t.numpy() for t in batch) for batch in ds), strict=True))
+    x, y, *rest = (np.concatenate(part) for part in parts)
+    return x, y, dict(zip(names[2:], rest, strict=True))
