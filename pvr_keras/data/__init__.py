@@ -2,6 +2,15 @@
 
 from pvr_keras.data.block import block_arrays, block_dataset
 from pvr_keras.data.images import load_images
+from pvr_keras.data.sequence import sequence_arrays, sequence_dataset
 from pvr_keras.data.token import token_arrays, token_dataset
 
-__all__ = ["block_arrays", "block_dataset", "load_images", "token_arrays", "token_dataset"]
+__all__ = [
+    "block_arrays",
+    "block_dataset",
+    "load_images",
+    "sequence_arrays",
+    "sequence_dataset",
+    "token_arrays",
+    "token_dataset",
+]

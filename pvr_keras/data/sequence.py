@@ -1,0 +1,158 @@
+"""Image-sequence PVR (Figure 2) as tf.data: the token task with tokens drawn as MNIST digits.
+
+Example ``i`` of a split has exactly the tokens and label of example ``i`` of
+``token_dataset`` with the same (task, seed, split, holdout); each token ``t`` is then drawn as
+an MNIST image of digit ``t``, picked uniformly among that split's images of ``t`` by a
+separate counter-based hash of (seed, split, holdout, i, position). Batched TF ops only.
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from pvr_keras.data import random
+from pvr_keras.data import token as token_data
+from pvr_keras.data.block import batched_dataset, check_positive
+from pvr_keras.data.images import load_images
+from pvr_keras.tasks import TokenTask
+
+NUM_DIGITS = 10
+_IMAGE_SALT = 1  # the image stream: stream_key(seed, split, holdout, _IMAGE_SALT)
+
+
+def _validate(task, num_examples, split, seed, holdout, batch_size):
+    if not isinstance(task, TokenTask):
+        raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
+    if task.num_values > NUM_DIGITS:
+        raise ValueError(
+            f"image sequences draw tokens as MNIST digits, so num_values must be <= "
+            f"{NUM_DIGITS}; received num_values={task.num_values}"
+        )
+    check_positive("num_examples", num_examples)
+    check_positive("batch_size", batch_size)
+    random.check_split(split)
+    random.check_seed(seed)
+    task.check_holdout(holdout)
+
+
+def _uniform_below(bits, maxval):
+    """Integers uniform in [0, maxval) for a tensor maxval (< 2^31), multiply-shift as
+    ``random.uniform_int``: bits uint64 and maxval int64 of the same shape -> int64."""
+    high = tf.bitwise.right_shift(bits, tf.constant(32, tf.uint64))
+    scaled = tf.bitwise.right_shift(high * tf.cast(maxval, tf.uint64), tf.constant(32, tf.uint64))
+    return tf.cast(scaled, tf.int64)
+
+
+def make_examples(task, seed, split, holdout=0, data_dir=None):
+    """Returns ``(fn, key)``: ``fn(index)`` maps (B,) example indices to a dict of ``x``
+    float32 (B, seq_len, 28, 28, 1), ``y`` int32 (B,), ``tokens`` int32 (B, seq_len) and
+    ``image_index`` int64 (B, seq_len) (each token's image in ``load_images("mnist", split)``);
+    ``key`` is the token stream's key (it also keys the epoch shuffle)."""
+    images, labels = load_images("mnist", split, data_dir)
+    counts = np.bincount(labels, minlength=NUM_DIGITS)
+    missing = [d for d in range(task.num_values) if counts[d] == 0]
+    if missing:
+        raise ValueError(f"the mnist {split} split has no images of digit(s) {missing}")
+    order = np.argsort(labels, kind="stable")  # image indices grouped by digit
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    images_t, order_t = tf.constant(images), tf.constant(order)
+    starts_t, counts_t = tf.constant(starts), tf.constant(counts)
+    key = random.stream_key(seed, split, holdout)
+    image_key = random.stream_key(seed, split, holdout, _IMAGE_SALT)
+    tokens_fn = token_data.make_examples(task, key, split, holdout)
+
+    def examples(index):
+        tokens, y = tokens_fn(index)  # (B, seq_len), (B,)
+        digits = tf.cast(tokens, tf.int64)
+        bits = random.random_bits(image_key, index, task.seq_len)
+        rank = _uniform_below(bits, tf.gather(counts_t, digits))
+        image_index = tf.gather(order_t, tf.gather(starts_t, digits) + rank)
+        x = tf.cast(tf.gather(images_t, image_index), tf.float32) * (1.0 / 255.0)
+        return {"x": x, "y": y, "tokens": tokens, "image_index": image_index}
+
+    return examples, key
+
+
+def sequence_dataset(
+    task,
+    num_examples,
+    *,
+    split,
+    seed,
+    holdout=0,
+    batch_size=50,
+    shuffle=True,
+    epochs=1,
+    first_epoch=0,
+    data_dir=None,
+):
+    """A tf.data pipeline of batched image-sequence PVR examples ``(x, y)`` (Figure 2).
+
+    Args:
+        task: the ``TokenTask`` (``num_values <= 10``: tokens are drawn as MNIST digits).
+        num_examples: size of the split (the same examples every epoch).
+        split: ``"train"`` or ``"test"``; digits come from the matching MNIST split.
+        seed: non-negative integer; same seed, same examples, on every backend and run.
+        holdout: holdout-k of the token task (Section 6.2), applied to the tokens.
+        batch_size: examples per batch (the last batch of an epoch may be smaller).
+        shuffle: visit the examples in a new pseudo-random order each epoch (the same order
+            as ``token_dataset``).
+        epochs: number of passes (``None`` repeats forever).
+        first_epoch: epoch number of the first pass; it keys the shuffle order.
+        data_dir: prepared TFDS data dir (default ``TFDS_DATA_DIR`` or ~/tensorflow_datasets).
+
+    Returns:
+        ``tf.data.Dataset`` of (x float32 (batch, seq_len, 28, 28, 1) in [0, 1], y int32
+        (batch,)).
+
+    Example:
+        >>> ds = sequence_dataset(TokenTask(), 1000, split="train", seed=0,
+        ...                       data_dir="../shared/data/tfds")
+        >>> x, y = next(iter(ds))
+        >>> x.shape
+        TensorShape([50, 11, 28, 28, 1])
+    """
+    _validate(task, num_examples, split, seed, holdout, batch_size)
+    examples, key = make_examples(task, seed, split, holdout, data_dir)
+    return batched_dataset(
+        examples,
+        num_examples,
+        batch_size,
+        key,
+        shuffle=shuffle,
+        epochs=epochs,
+        first_epoch=first_epoch,
+        outputs=("x", "y"),
+    )
+
+
+def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None):
+    """The first ``num_examples`` image sequences of a split as NumPy arrays, in index order.
+
+    Returns:
+        x float32 (N, seq_len, 28, 28, 1), y int32 (N,) and ``info``, a dict of ``tokens``
+        int32 (N, seq_len) (equal to ``token_arrays`` for the same arguments) and
+        ``image_index`` int64 (N, seq_len) (each token's image in the MNIST split).
+
+    Example:
+        >>> task = TokenTask()
+        >>> x, y, info = sequence_arrays(task, 4, split="test", seed=0,
+        ...                              data_dir="../shared/data/tfds")
+        >>> bool((task.label(info["tokens"]) == y).all())
+        True
+    """
+    _validate(task, num_examples, split, seed, holdout, 1)
+    examples, key = make_examples(task, seed, split, holdout, data_dir)
+    names = ("x", "y", "tokens", "image_index")
+    ds = batched_dataset(
+        examples,
+        num_examples,
+        min(num_examples, 1024),
+        key,
+        shuffle=False,
+        epochs=1,
+        first_epoch=0,
+        outputs=names,
+    )
+    parts = list(zip(*((t.numpy() for t in batch) for batch in ds), strict=True))
+    x, y, *rest = (np.concatenate(part) for part in parts)
+    return x, y, dict(zip(names[2:], rest, strict=True))
