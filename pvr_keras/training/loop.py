@@ -1,0 +1,226 @@
+"""The fit-loop glue: compile with a recipe, train with per-epoch records, resume after a kill."""
+
+import dataclasses
+import json
+import math
+import pathlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+import keras
+
+from pvr_keras.training import records
+from pvr_keras.training.checkpoint import Checkpoint
+from pvr_keras.training.plots import learning_curve
+
+
+@dataclasses.dataclass
+class TrainData:
+    """The data a run needs.
+
+    Attributes:
+        make_train: ``first_epoch -> dataset`` of training batches repeating forever, each
+            epoch reshuffled by its epoch number (so a resumed run sees the same order).
+        num_examples: training-set size (sets steps per epoch with the recipe's batch size).
+        test: finite test dataset, evaluated after every epoch.
+        train_eval: finite dataset of training examples evaluated after every epoch (the
+            "training accuracy" of the paper's plots and failed-run rule); ``None`` uses the
+            running accuracy Keras reports during the epoch.
+    """
+
+    make_train: Callable[[int], Any]
+    num_examples: int
+    test: Any
+    train_eval: Any = None
+
+
+class _EpochRecorder(keras.callbacks.Callback):
+    """After each epoch: evaluate training accuracy, append history, write record, checkpoint."""
+
+    def __init__(self, run):
+        super().__init__()
+        self.run = run
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.t0 = time.perf_counter()
+
+    def on_train_batch_end(self, batch, logs=None):
+        if logs and not math.isfinite(float(logs.get("loss", 0.0))):
+            self.run.saw_nan = True
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        run = self.run
+        if run.data.train_eval is not None:
+            result = self.model.evaluate(run.data.train_eval, verbose=0, return_dict=True)
+            logs["train_eval_accuracy"] = result["accuracy"]
+        else:
+            logs["train_eval_accuracy"] = logs.get("accuracy")
+        history = run.record["history"]
+        row = {
+            "epoch": epoch + 1,
+            "train_loss": logs.get("loss"),
+            "train_accuracy": logs.get("accuracy"),
+            "train_eval_accuracy": logs["train_eval_accuracy"],
+            "test_loss": logs.get("val_loss"),
+            "test_accuracy": logs.get("val_accuracy"),
+            "learning_rate": float(keras.ops.convert_to_numpy(self.model.optimizer.learning_rate)),
+            "epoch_seconds": time.perf_counter() - self.t0,
+        }
+        for key, value in row.items():
+            history[key].append(None if value is None else float(value))
+        run.record["epochs_completed"] = epoch + 1
+        run.record["wall_time_s"] = run.elapsed()
+        records.write_record(run.out_dir, run.record)
+        run.checkpoint.save(
+            self.model,
+            {"epoch": epoch + 1, "record": run.record},
+        )
+
+
+class _Run:
+    def __init__(self, out_dir, data):
+        self.out_dir = pathlib.Path(out_dir)
+        self.data = data
+        self.checkpoint = Checkpoint(self.out_dir / "checkpoint")
+        self.saw_nan = False
+        self.t_start = time.perf_counter()
+        self.wall_before = 0.0
+        self.record = None
+
+    def elapsed(self):
+        return self.wall_before + time.perf_counter() - self.t_start
+
+
+def compile_model(model, recipe, num_examples):
+    """Compiles ``model`` with the recipe's optimizer, cross-entropy on logits and accuracy."""
+    model.compile(
+        optimizer=recipe.make_optimizer(num_examples),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+    )
+    return model
+
+
+def train(
+    build_model,
+    data,
+    recipe,
+    out_dir,
+    *,
+    config=None,
+    seed=0,
+    verbose="auto",
+    keep_checkpoint=False,
+    title="",
+):
+    """Trains a model with a recipe and writes its run record into ``out_dir``.
+
+    Started again with the same arguments after being killed, it continues from the last
+    completed epoch (weights, optimizer state, history) and says so in the record
+    (``resumed``). A folder whose run already completed is not trained again: its record is
+    returned.
+
+    Args:
+        build_model: ``() -> keras.Model`` (called after seeding, so the seed fixes the init).
+        data: ``TrainData``.
+        recipe: ``TrainRecipe``.
+        out_dir: run folder.
+        config: JSON-ready dict describing the run (the recipe's resolved config); a folder
+            holding a different config is refused rather than mixed.
+        seed: seeds Keras (weights, dropout) for this run.
+        verbose: Keras ``fit`` verbosity (progress bar by default).
+        keep_checkpoint: keep the resume checkpoint after the run (else it is removed).
+        title: title of the learning-curve plot.
+
+    Returns:
+        The run record dict (also in ``out_dir/record.json``).
+    """
+    config = json.loads(json.dumps(config or {}, default=str))  # as it reads back from JSON
+    run = _Run(out_dir, data)
+    record_path = run.out_dir / "record.json"
+    if record_path.exists() and run.checkpoint.latest() is None:
+        done = records.read_record(record_path)
+        if done.get("status") in ("complete", "nan") and done.get("config") == config:
+            print(f"{run.out_dir}: run already complete, not training again")
+            return done
+    keras.utils.set_random_seed(seed)
+    model = compile_model(build_model(), recipe, data.num_examples)
+    steps = recipe.steps_per_epoch(data.num_examples)
+    epochs = recipe.num_epochs(data.num_examples)
+    state = run.checkpoint.restore(model)
+    if state is not None:
+        if state["record"]["config"] != config:
+            raise ValueError(
+                f"{run.out_dir} holds an unfinished run of another configuration; use another "
+                f"out folder or delete it. Found {state['record']['config']}, asked {config}"
+            )
+        run.record = state["record"]
+        run.record["resumed"] += 1
+        run.wall_before = run.record["wall_time_s"]
+        initial_epoch = state["epoch"]
+        print(f"{run.out_dir}: resuming after epoch {initial_epoch} of {epochs}")
+    else:
+        initial_epoch = 0
+        run.record = {
+            "format": records.FORMAT,
+            "format_version": records.FORMAT_VERSION,
+            "status": "running",
+            "config": config,
+            "recipe": dataclasses.asdict(recipe),
+            "seed": seed,
+            **records.environment(),
+            "model": model.name,
+            "num_params": model.count_params(),
+            "num_examples": data.num_examples,
+            "steps_per_epoch": steps,
+            "epochs_planned": epochs,
+            "epochs_completed": 0,
+            "resumed": 0,
+            "started": records.now(),
+            "history": records.empty_history(),
+            "wall_time_s": 0.0,
+        }
+    if initial_epoch < epochs:
+        model.fit(
+            data.make_train(initial_epoch),
+            epochs=epochs,
+            initial_epoch=initial_epoch,
+            steps_per_epoch=steps,
+            validation_data=data.test,
+            callbacks=[keras.callbacks.TerminateOnNaN(), _EpochRecorder(run)],
+            verbose=verbose,
+        )
+    return _finish(run, recipe, keep_checkpoint, title)
+
+
+def _finish(run, recipe, keep_checkpoint, title):
+    record = run.record
+    history = record["history"]
+    final_train = history["train_eval_accuracy"][-1] if history["epoch"] else None
+    record["status"] = "nan" if run.saw_nan else "complete"
+    record["final"] = {
+        key: (history[key][-1] if history["epoch"] else None)
+        for key in (
+            "train_loss",
+            "train_accuracy",
+            "train_eval_accuracy",
+            "test_loss",
+            "test_accuracy",
+        )
+    }
+    record["failed"] = bool(
+        run.saw_nan or final_train is None or not final_train >= recipe.failed_below
+    )
+    record["failed_rule"] = (
+        f"loss became NaN, or final training accuracy (evaluated) < {recipe.failed_below}"
+    )
+    record["finished"] = records.now()
+    record["wall_time_s"] = run.elapsed()
+    records.write_record(run.out_dir, record)
+    if history["epoch"]:
+        learning_curve(history, run.out_dir / "learning_curve.png", title)
+    if not keep_checkpoint:
+        run.checkpoint.remove()
+    return record

@@ -1,0 +1,134 @@
+"""Run records: one self-describing JSON per run, and its per-epoch history as CSV.
+
+Layout of a run folder::
+
+    record.json        everything about the run (config, recipe, backend, devices, versions,
+                       seed, history, final metrics, failed flag, wall time, resumes)
+    history.csv        one row per completed epoch: pandas.read_csv(path)
+    learning_curve.png train/test accuracy and loss per epoch
+    checkpoint/        resume state while the run is unfinished
+
+Files are replaced atomically (write to a temporary name, then ``os.replace``), so a run
+killed at any moment never leaves a half-written record.
+"""
+
+import csv
+import io
+import json
+import os
+import pathlib
+import platform
+import socket
+import sys
+import time
+
+FORMAT = "pvr-keras/run-record"
+FORMAT_VERSION = 1
+HISTORY_COLUMNS = (
+    "epoch",
+    "train_loss",
+    "train_accuracy",
+    "train_eval_accuracy",
+    "test_loss",
+    "test_accuracy",
+    "learning_rate",
+    "epoch_seconds",
+)
+
+
+def atomic_write_text(path, text):
+    """Writes ``text`` to ``path`` so readers see the old or the new file, never a mix."""
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def versions():
+    """Versions of everything that can change a result."""
+    import jax
+    import keras
+    import numpy
+    import tensorflow
+
+    import pvr_keras
+
+    return {
+        "python": platform.python_version(),
+        "pvr_keras": pvr_keras.__version__,
+        "keras": keras.__version__,
+        "tensorflow": tensorflow.__version__,
+        "jax": jax.__version__,
+        "numpy": numpy.__version__,
+    }
+
+
+def environment():
+    """Backend, devices, versions and host of this process."""
+    import keras
+
+    backend = keras.backend.backend()
+    if backend == "jax":
+        import jax
+
+        devices = [str(d) for d in jax.devices()]
+    else:
+        import tensorflow as tf
+
+        devices = [d.name for d in tf.config.list_logical_devices()]
+    return {
+        "backend": backend,
+        "devices": devices,
+        "versions": versions(),
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+        "argv": sys.argv,
+    }
+
+
+def history_csv(history):
+    """CSV text of a history dict of equal-length column lists."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(HISTORY_COLUMNS)
+    for i in range(len(history["epoch"])):
+        writer.writerow([history[c][i] for c in HISTORY_COLUMNS])
+    return out.getvalue()
+
+
+def empty_history():
+    return {c: [] for c in HISTORY_COLUMNS}
+
+
+def write_record(out_dir, record):
+    """Writes ``record.json`` and ``history.csv`` into ``out_dir`` atomically."""
+    out_dir = pathlib.Path(out_dir)
+    atomic_write_text(out_dir / "history.csv", history_csv(record["history"]))
+    atomic_write_text(out_dir / "record.json", json.dumps(record, indent=1, default=str) + "\n")
+
+
+def read_record(path):
+    """Reads a run record from a run folder or a ``record.json`` path.
+
+    Raises:
+        FileNotFoundError: no record there.
+        ValueError: the file is not a pvr-keras run record of a version this code reads.
+    """
+    path = pathlib.Path(path)
+    if path.is_dir():
+        path = path / "record.json"
+    record = json.loads(path.read_text())
+    if record.get("format") != FORMAT or record.get("format_version") != FORMAT_VERSION:
+        raise ValueError(
+            f"{path} is not a {FORMAT} v{FORMAT_VERSION} record (format="
+            f"{record.get('format')!r}, version={record.get('format_version')!r})"
+        )
+    return record
+
+
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
