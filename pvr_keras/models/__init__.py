@@ -1,24 +1,58 @@
-"""One builder per architecture of the paper; ``get(name, **kwargs)`` picks one by name."""
+"""One builder per architecture of the paper; ``get(name, **kwargs)`` picks one by name.
 
+Token models take int tokens (batch, seq_len); image models take float images
+(batch, height, width, channels) in [0, 1]. Every model outputs raw logits and names its
+blocks ``block0``, ``block1``, ... and the features before the classifier ``pre_logits``.
+
+Note: the submodules ``mlp``, ``transformer`` and ``mixer`` share their names with their
+builders; the package attributes are the builder functions (imported last, below).
+"""
+
+from pvr_keras.models.mixer import mixer
 from pvr_keras.models.mlp import mlp, mlp2x
+from pvr_keras.models.resnet import resnet18
+from pvr_keras.models.transformer import transformer
+from pvr_keras.models.vgg import vgg11_bn
 
 BUILDERS = {
     "mlp": mlp,
     "mlp2x": mlp2x,
+    "transformer": transformer,
+    "mixer": mixer,
+    "resnet18": resnet18,
+    "vgg11_bn": vgg11_bn,
 }
-TOKEN_MODELS = ("mlp", "mlp2x")
+TOKEN_MODELS = ("mlp", "mlp2x", "transformer", "mixer")
+IMAGE_MODELS = ("resnet18", "vgg11_bn")
 
 
 def get(name, **kwargs):
     """Builds the model called ``name`` with ``kwargs``.
 
+    Args:
+        name: one of ``TOKEN_MODELS`` or ``IMAGE_MODELS``.
+        **kwargs: passed to the builder; image models need ``input_shape``.
+
     Example:
         >>> get("mlp").count_params()
         1445194
+        >>> get("resnet18", input_shape=(32, 32, 1), width=8).output.shape
+        (None, 10)
     """
     if name not in BUILDERS:
         raise ValueError(f"model must be one of {', '.join(BUILDERS)}; received {name!r}")
     return BUILDERS[name](**kwargs)
 
 
-__all__ = ["BUILDERS", "TOKEN_MODELS", "get", "mlp", "mlp2x"]
+__all__ = [
+    "BUILDERS",
+    "IMAGE_MODELS",
+    "TOKEN_MODELS",
+    "get",
+    "mixer",
+    "mlp",
+    "mlp2x",
+    "resnet18",
+    "transformer",
+    "vgg11_bn",
+]

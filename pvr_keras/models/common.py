@@ -1,15 +1,94 @@
-"""Small pieces every builder shares: argument checks and the token input."""
+"""Small pieces every builder shares: argument checks, the inputs, and the checked model."""
 
 import keras
+import numpy as np
+
+MIN_IMAGE_SIZE = 32
+IMAGE_CHANNELS = (1, 3)
 
 
 def check_positive(**values):
     """Raises ValueError unless every keyword value is a positive integer."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             raise ValueError(f"{name} must be a positive integer; received {value!r}")
 
 
 def token_input(seq_len):
     """Integer token input, shape (batch, seq_len)."""
     return keras.Input(shape=(seq_len,), dtype="int32", name="tokens")
+
+
+def image_input(input_shape):
+    """Float image input, shape (batch, height, width, channels), values in [0, 1].
+
+    Raises:
+        ValueError: unless ``input_shape`` is (height, width, channels) with height and width
+            at least 32 and 1 or 3 channels.
+    """
+    if (
+        not isinstance(input_shape, tuple | list)
+        or len(input_shape) != 3
+        or any(isinstance(s, bool) or not isinstance(s, int | np.integer) for s in input_shape)
+    ):
+        raise ValueError(
+            f"input_shape must be (height, width, channels) of integers; received {input_shape!r}"
+        )
+    height, width, channels = (int(s) for s in input_shape)
+    if height < MIN_IMAGE_SIZE or width < MIN_IMAGE_SIZE:
+        raise ValueError(
+            f"input_shape height and width must be at least {MIN_IMAGE_SIZE}; "
+            f"received {height}x{width}"
+        )
+    if channels not in IMAGE_CHANNELS:
+        raise ValueError(f"input_shape channels must be 1 or 3; received {channels}")
+    return keras.Input(shape=(height, width, channels), dtype="float32", name="images")
+
+
+def _describe(shape):
+    return "(" + ", ".join("batch" if s is None else str(s) for s in shape) + ")"
+
+
+@keras.saving.register_keras_serializable(package="pvr_keras")
+class CheckedModel(keras.Model):
+    """A functional ``keras.Model`` that checks the rank, dtype and shape of what it is given.
+
+    Plain functional models cast float tokens to int silently and add or drop a trailing axis
+    of size 1; this one raises a ValueError that says what it takes and what it received,
+    whether called directly or through ``fit``, ``predict`` or ``evaluate``.
+    Build it like ``keras.Model``: ``CheckedModel(inputs, outputs, name=...)``.
+    """
+
+    def __call__(self, *args, **kwargs):
+        # Checked here too so that a direct call fails before Keras wraps the message.
+        self._check_input(args[0] if args else kwargs.get("inputs"))
+        return super().__call__(*args, **kwargs)
+
+    def call(self, inputs, training=None, mask=None, **kwargs):
+        # JAX fit/predict reach call through stateless_call, never through __call__; the
+        # inputs are still unconverted here (Functional casts them later).
+        self._check_input(inputs)
+        return super().call(inputs, training=training, mask=mask, **kwargs)
+
+    def _check_input(self, x):
+        if x is None:
+            return
+        spec = self.inputs[0]
+        if isinstance(x, dict) and spec.name in x:
+            x = x[spec.name]
+        elif isinstance(x, list | tuple) and len(x) == 1:
+            x = x[0]
+        if not (hasattr(x, "shape") and hasattr(x, "dtype")):
+            x = np.asarray(x)
+        dtype = keras.backend.standardize_dtype(x.dtype)
+        expected = tuple(spec.shape)
+        integer = "int" in spec.dtype
+        kind = "integer" if integer else "floating-point"
+        takes = f"model {self.name!r} takes {kind} inputs of shape {_describe(expected)}"
+        if ("int" in dtype) != integer or (not integer and "float" not in dtype):
+            raise ValueError(f"{takes}; received dtype {dtype}")
+        shape = tuple(None if s is None else int(s) for s in x.shape)
+        if len(shape) != len(expected) or any(
+            e is not None and s is not None and e != s for s, e in zip(shape, expected, strict=True)
+        ):
+            raise ValueError(f"{takes}; received shape {shape}")

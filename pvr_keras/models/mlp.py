@@ -2,7 +2,7 @@
 
 import keras
 
-from pvr_keras.models.common import check_positive, token_input
+from pvr_keras.models.common import CheckedModel, check_positive, token_input
 
 
 def mlp(
@@ -40,7 +40,7 @@ def mlp(
             width, activation="relu", name="pre_logits" if last else f"block{i}"
         )(x)
     logits = keras.layers.Dense(num_classes, name="logits")(x)
-    return keras.Model(tokens, logits, name=name)
+    return CheckedModel(tokens, logits, name=name)
 
 
 def mlp2x(*, seq_len=11, vocab=10, num_classes=10, embed_dim=64, name="mlp2x"):
