@@ -33,6 +33,9 @@ class Config:
     test_examples: int = dataclasses.field(default=10_000, metadata={"help": "test set size"})
     epochs: int = dataclasses.field(default=20, metadata={"help": "epochs (at least 800 steps)"})
     warmup_epochs: int = dataclasses.field(default=2, metadata={"help": "linear warm-up epochs"})
+    min_steps: int = dataclasses.field(
+        default=800, metadata={"help": "train at least this many steps (tiny training sets)"}
+    )
     batch_size: int = 1024
     learning_rate: float = 0.05
     seed: int = 0
@@ -70,6 +73,7 @@ def main(argv=None):
         training.TOKEN,
         epochs=cfg.epochs,
         warmup_epochs=cfg.warmup_epochs,
+        min_steps=cfg.min_steps,
         batch_size=cfg.batch_size,
         learning_rate=cfg.learning_rate,
     )

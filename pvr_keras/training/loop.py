@@ -70,6 +70,7 @@ class _EpochRecorder(keras.callbacks.Callback):
         }
         for key, value in row.items():
             history[key].append(None if value is None else float(value))
+        history["epoch"][-1] = epoch + 1  # an int in the CSV, not 1.0
         run.record["epochs_completed"] = epoch + 1
         run.record["wall_time_s"] = run.elapsed()
         records.write_record(run.out_dir, run.record)
