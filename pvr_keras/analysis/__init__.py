@@ -1,0 +1,33 @@
+"""Analyses of the paper: noise sensitivity (Section 4.1, Appendix C), CKA between learned
+representations (Section 6.1, Appendix E), activations by layer name, and logit analysis
+(Figure 8)."""
+
+from pvr_keras.analysis.activations import activations
+from pvr_keras.analysis.cka import (
+    MinibatchCKA,
+    center_gram,
+    cka,
+    gram_linear,
+    gram_rbf,
+    hsic_unbiased,
+    linear_cka,
+    rbf_cka,
+)
+from pvr_keras.analysis.logits import mean_logits_by_class
+from pvr_keras.analysis.noise import bits_per_token, noise_sensitivity, noise_sensitivity_runs
+
+__all__ = [
+    "MinibatchCKA",
+    "activations",
+    "bits_per_token",
+    "center_gram",
+    "cka",
+    "gram_linear",
+    "gram_rbf",
+    "hsic_unbiased",
+    "linear_cka",
+    "mean_logits_by_class",
+    "noise_sensitivity",
+    "noise_sensitivity_runs",
+    "rbf_cka",
+]
