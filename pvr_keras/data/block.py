@@ -59,6 +59,8 @@ def batched_dataset(
     epoch_ids = tf.data.Dataset.range(first_epoch, stop)
     ds = epoch_ids.flat_map(lambda e: tf.data.Dataset.range(num_batches).map(lambda b: (e, b)))
     ds = ds.map(batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    if epochs:  # a known length lets Keras size its epochs and progress bars
+        ds = ds.apply(tf.data.experimental.assert_cardinality(num_batches * epochs))
     return ds.prefetch(tf.data.AUTOTUNE)
 
 
