@@ -33,6 +33,15 @@ def check_positive(name, value):
     return int(value)
 
 
+def check_schedule(epochs, first_epoch):
+    """Validates ``epochs`` (positive or None) and ``first_epoch`` (non-negative)."""
+    if epochs is not None:
+        check_positive("epochs", epochs)
+    bad = isinstance(first_epoch, bool) or not isinstance(first_epoch, int | np.integer)
+    if bad or first_epoch < 0:
+        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
+
+
 def batched_dataset(
     examples, num_examples, batch_size, key, *, shuffle, epochs, first_epoch, outputs
 ):
@@ -42,12 +51,7 @@ def batched_dataset(
     yielded (a tuple of tensors). Each epoch visits [0, num_examples) in an order keyed by
     (key, epoch), so a resumed run (``first_epoch``) sees the same order.
     """
-    if epochs is not None:
-        check_positive("epochs", epochs)
-    if isinstance(first_epoch, bool) or not isinstance(first_epoch, int | np.integer):
-        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
-    if first_epoch < 0:
-        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
+    check_schedule(epochs, first_epoch)
     num_batches = math.ceil(num_examples / batch_size)
 
     def batch(epoch, b):
@@ -243,6 +247,7 @@ def block_dataset(
         (TensorShape([50, 80, 80, 1]), TensorShape([50]))
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
+    check_schedule(epochs, first_epoch)
     key = _key(seed, split)
     examples = make_examples(task, key, split, holdout, data_dir)
     return batched_dataset(

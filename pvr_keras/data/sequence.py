@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from pvr_keras.data import random
 from pvr_keras.data import token as token_data
-from pvr_keras.data.block import batched_dataset, check_positive
+from pvr_keras.data.block import batched_dataset, check_positive, check_schedule
 from pvr_keras.data.images import load_images
 from pvr_keras.tasks import TokenTask
 
@@ -112,6 +112,7 @@ def sequence_dataset(
         TensorShape([50, 11, 28, 28, 1])
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
+    check_schedule(epochs, first_epoch)
     examples, key = make_examples(task, seed, split, holdout, data_dir)
     return batched_dataset(
         examples,

@@ -230,10 +230,11 @@ def test_real_cifar_values_with_mnist_pointer():
         ({"first_epoch": -1}, "first_epoch must be a non-negative integer; received -1"),
     ],
 )
-def test_bad_dataset_arguments(mock_dir, kwargs, message):
+def test_bad_dataset_arguments(tmp_path, kwargs, message):
+    # Checked before any data is read: tmp_path is not a prepared data dir.
     args = {"task": BlockTask(), "num_examples": 10, "split": "train", "seed": 0} | kwargs
     with pytest.raises(ValueError, match=message):
-        data.block_dataset(data_dir=mock_dir, **args)
+        data.block_dataset(data_dir=tmp_path, **args)
 
 
 def test_bad_array_arguments_are_checked_before_loading(tmp_path):
