@@ -173,6 +173,9 @@ def token_dataset(
     epoch_ids = tf.data.Dataset.range(first_epoch, first_epoch + epochs if epochs else 2**62)
     ds = epoch_ids.flat_map(lambda e: tf.data.Dataset.range(num_batches).map(lambda b: (e, b)))
     ds = ds.map(batch, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    # flat_map hides the length; state it so Keras and progress bars know it.
+    cardinality = num_batches * epochs if epochs else tf.data.INFINITE_CARDINALITY
+    ds = ds.apply(tf.data.experimental.assert_cardinality(cardinality))
     return ds.prefetch(tf.data.AUTOTUNE)
 
 

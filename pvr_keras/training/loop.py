@@ -141,22 +141,22 @@ def train(
     config = json.loads(json.dumps(config or {}, default=str))  # as it reads back from JSON
     run = _Run(out_dir, data)
     record_path = run.out_dir / "record.json"
-    if record_path.exists() and run.checkpoint.latest() is None:
-        done = records.read_record(record_path)
-        if done.get("status") in ("complete", "nan") and done.get("config") == config:
+    if record_path.exists():
+        found = records.read_record(record_path)
+        if found.get("config") != config:
+            raise ValueError(
+                f"{run.out_dir} holds a run of another configuration; use another out folder "
+                f"or delete it. Found {found.get('config')}, asked {config}"
+            )
+        if found.get("status") != "running" and run.checkpoint.latest() is None:
             print(f"{run.out_dir}: run already complete, not training again")
-            return done
+            return found
     keras.utils.set_random_seed(seed)
     model = compile_model(build_model(), recipe, data.num_examples)
     steps = recipe.steps_per_epoch(data.num_examples)
     epochs = recipe.num_epochs(data.num_examples)
     state = run.checkpoint.restore(model)
     if state is not None:
-        if state["record"]["config"] != config:
-            raise ValueError(
-                f"{run.out_dir} holds an unfinished run of another configuration; use another "
-                f"out folder or delete it. Found {state['record']['config']}, asked {config}"
-            )
         run.record = state["record"]
         run.record["resumed"] += 1
         run.wall_before = run.record["wall_time_s"]
@@ -190,6 +190,7 @@ def train(
             initial_epoch=initial_epoch,
             steps_per_epoch=steps,
             validation_data=data.test,
+            shuffle=False,  # the dataset reshuffles itself each epoch
             callbacks=[keras.callbacks.TerminateOnNaN(), _EpochRecorder(run)],
             verbose=verbose,
         )

@@ -1,0 +1,98 @@
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+from pvr_keras.training import read_record
+from pvr_keras.training.records import HISTORY_COLUMNS
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "recipes"))
+import token_pvr  # noqa: E402
+
+TINY = ["--num-examples", "3000", "--test-examples", "1000", "--min-steps", "0"]
+
+
+def test_recipe_end_to_end(tmp_path, capsys):
+    out = tmp_path / "run"
+    record = token_pvr.main([*TINY, "--epochs", "2", "--window", "2", "--out", str(out)])
+    for name in ("config.json", "record.json", "history.csv", "learning_curve.png"):
+        assert (out / name).is_file(), name
+    assert not (out / "checkpoint").exists()
+    history = pd.read_csv(out / "history.csv")
+    assert list(history.columns) == list(HISTORY_COLUMNS)
+    assert history["epoch"].tolist() == [1, 2]
+    assert history[["test_accuracy", "train_eval_accuracy"]].notna().all().all()
+    saved = read_record(out)
+    assert saved == json.loads(json.dumps(record))
+    assert saved["status"] == "complete" and saved["resumed"] == 0
+    assert saved["config"]["window"] == 2 and saved["num_params"] == 1_445_194
+    assert saved["backend"] == os.environ.get("KERAS_BACKEND", "tensorflow")
+    assert {"keras", "tensorflow", "jax", "numpy"} <= set(saved["versions"])
+    assert "test accuracy" in capsys.readouterr().out
+    # Started again, a finished run is not trained again.
+    again = token_pvr.main([*TINY, "--epochs", "2", "--window", "2", "--out", str(out)])
+    assert again["finished"] == saved["finished"]
+
+
+def test_failed_run_is_recorded_not_dropped(tmp_path):
+    out = tmp_path / "fails"
+    record = token_pvr.main([*TINY, "--epochs", "1", "--learning-rate", "1e-9", "--out", str(out)])
+    assert record["final"]["train_eval_accuracy"] < 0.2
+    assert record["failed"] is True and record["status"] == "complete"
+
+
+def test_other_config_in_same_folder_is_refused(tmp_path):
+    out = tmp_path / "run"
+    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+    with pytest.raises(ValueError, match="holds a run of another configuration"):
+        token_pvr.main([*TINY, "--epochs", "1", "--window", "3", "--out", str(out)])
+
+
+@pytest.mark.slow
+def test_sigkill_and_resume(tmp_path):
+    out = tmp_path / "run"
+    cmd = [
+        sys.executable,
+        str(REPO / "recipes" / "token_pvr.py"),
+        *TINY,
+        "--num-examples",
+        "4096",
+        "--epochs",
+        "8",
+        "--out",
+        str(out),
+    ]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 240
+    while time.time() < deadline:
+        try:
+            if json.loads((out / "record.json").read_text())["epochs_completed"] >= 2:
+                break
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            pass
+        time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail("the run did not complete two epochs in time")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    killed = read_record(out)
+    assert killed["status"] == "running" and 2 <= killed["epochs_completed"] < 8
+
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "resuming after epoch" in done.stdout
+    record = read_record(out)
+    assert record["status"] == "complete" and record["resumed"] == 1
+    assert record["epochs_completed"] == 8
+    assert record["history"]["epoch"] == list(range(1, 9))  # whole, no epoch twice
+    assert len(pd.read_csv(out / "history.csv")) == 8
+    assert not (out / "checkpoint").exists()
