@@ -15,7 +15,7 @@ def learning_curve(history, path, title=""):
     acc.plot(epochs, history["test_accuracy"], label="test")
     acc.set(xlabel="epoch", ylabel="accuracy", ylim=(0, 1.02), title="accuracy")
     acc.grid(alpha=0.3)
-    acc.legend(fontsize=8)
+    acc.legend(fontsize=8, loc="lower right")
     loss.plot(epochs, history["train_loss"], label="train")
     loss.plot(epochs, history["test_loss"], label="test")
     loss.set(xlabel="epoch", ylabel="cross-entropy", yscale="log", title="loss")

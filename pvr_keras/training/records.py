@@ -49,22 +49,17 @@ def atomic_write_text(path, text):
 
 
 def versions():
-    """Versions of everything that can change a result."""
-    import jax
-    import keras
-    import numpy
-    import tensorflow
+    """Versions of everything that can change a result (read from package metadata, so a
+    package that is not installed, such as TensorFlow on a JAX-only GPU host, reads None)."""
+    import importlib.metadata
 
-    import pvr_keras
-
-    return {
-        "python": platform.python_version(),
-        "pvr_keras": pvr_keras.__version__,
-        "keras": keras.__version__,
-        "tensorflow": tensorflow.__version__,
-        "jax": jax.__version__,
-        "numpy": numpy.__version__,
-    }
+    found = {"python": platform.python_version()}
+    for name in ("pvr-keras", "keras", "tensorflow", "jax", "jaxlib", "numpy"):
+        try:
+            found[name.replace("-", "_")] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name.replace("-", "_")] = None
+    return found
 
 
 def environment():
