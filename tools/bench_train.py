@@ -1,0 +1,348 @@
+"""Training-step time of Keras ``fit`` against a hand-written step, on JAX and on TensorFlow.
+
+For each model (default: the paper's MLP and MLP-Mixer) and each backend, the same model
+weights take the same SGD-momentum update on the same batch of 1024 token examples:
+
+- Keras: ``model.fit`` with ``keras.optimizers.SGD(0.05, momentum=0.9, weight_decay=1e-5)``
+  and ``SparseCategoricalCrossentropy(from_logits=True)``, numpy inputs, no metrics.
+- JAX: one ``jax.jit`` step (buffers donated) around ``model.stateless_call`` with the
+  update written out: ``w -= lr * wd * w`` (Keras's decoupled weight decay, applied before the
+  step), ``m = 0.9 m - lr g``, ``w += m``.
+- TensorFlow: one ``tf.function`` step (``GradientTape``, same update with ``assign``),
+  with the same ``jit_compile`` setting that ``fit`` resolved to.
+
+Both use the Keras model's own forward pass, so the ratio measures the training loop: data
+handling, optimizer and loss machinery, callbacks. The batch stays on the device for the
+hand-written step (its best case); ``fit`` gets numpy arrays as a user would pass them.
+Before timing, three steps of each from the same weights are compared (``max |dw|``) to show
+that the two loops compute the same update. Each backend runs in its own subprocess
+(``KERAS_BACKEND`` is fixed per process); each timing is the median of ``--repeats`` runs of
+``--steps`` steps after a warm-up.
+
+Usage:
+    python tools/bench_train.py            # paper MLP + mixer/8, JAX and TF (~3 min, 2 CPUs)
+    python tools/bench_train.py --quick    # fewer steps and repeats, mixer/16 (~1 min)
+    python tools/bench_train.py --backends jax --mixer-divisor 1 --steps 50   # paper mixer, GPU
+
+A step of the paper-size mixer at batch 1024 is about 0.8 TFLOP (its token-mixing MLP runs
+768 exact GELUs per channel), tens of seconds on a 2-core CPU. So by default the mixer's
+widths (dim 512, token_dim 768, channel_dim 2048) are divided by ``--mixer-divisor`` 8: the
+same depth, tokens, batch and loop, 8x narrower. ``--mixer-divisor 1`` is the paper's mixer.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+LEARNING_RATE = 0.05
+MOMENTUM = 0.9
+WEIGHT_DECAY = 1e-5
+CHECK_STEPS = 3
+TOKEN_MODELS = ("mlp", "mlp2x", "transformer", "mixer")  # pvr_keras.models.TOKEN_MODELS
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", nargs="+", default=["mlp", "mixer"])
+    parser.add_argument("--backends", nargs="+", default=["jax", "tensorflow"])
+    parser.add_argument("--batch-size", type=int, default=1024)
+    parser.add_argument("--steps", type=int, default=None, help="steps per timed run")
+    parser.add_argument("--repeats", type=int, default=None, help="timed runs (median taken)")
+    parser.add_argument(
+        "--mixer-divisor", type=int, default=None, help="divide the mixer's widths (1: paper)"
+    )
+    parser.add_argument("--quick", action="store_true", help="fewer steps and repeats")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.steps is None:
+        args.steps = 5 if args.quick else 10
+    if args.repeats is None:
+        args.repeats = 3
+    if args.mixer_divisor is None:
+        args.mixer_divisor = 16 if args.quick else 8
+    for name in ("batch_size", "steps", "repeats", "mixer_divisor"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be >= 1; received {getattr(args, name)}")
+    unknown = set(args.backends) - {"jax", "tensorflow"}
+    if unknown:
+        parser.error(f"--backends must be jax or tensorflow; received {sorted(unknown)}")
+    unknown = set(args.models) - set(TOKEN_MODELS)
+    if unknown:
+        parser.error(
+            f"--models must be among {', '.join(TOKEN_MODELS)}; received {sorted(unknown)}"
+        )
+    return args
+
+
+def model_kwargs(name, args):
+    if name == "mixer":
+        d = args.mixer_divisor
+        return {"dim": 512 // d, "token_dim": 768 // d, "channel_dim": 2048 // d}
+    return {}
+
+
+# ---------------------------------------------------------------- worker (one backend) ----
+
+
+def make_batch(batch_size):
+    """The default task's tokens and labels, from the NumPy reference rule (no TF needed)."""
+    import numpy as np
+
+    from pvr_keras.tasks import TokenTask
+
+    task = TokenTask(window=3)
+    x = np.random.default_rng(0).integers(0, task.num_values, (batch_size, task.seq_len))
+    return x.astype("int32"), task.label(x).astype("int32")
+
+
+def keras_setup(model):
+    import keras
+
+    model.compile(
+        optimizer=keras.optimizers.SGD(
+            learning_rate=LEARNING_RATE, momentum=MOMENTUM, weight_decay=WEIGHT_DECAY
+        ),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+
+
+def keras_fit_steps(model, x, y, steps):
+    """Runs ``steps`` fit steps on the same batch; returns the wall time."""
+    import numpy as np
+
+    xs, ys = np.tile(x, (steps, 1)), np.tile(y, steps)
+    start = time.perf_counter()
+    history = model.fit(xs, ys, batch_size=len(x), epochs=1, shuffle=False, verbose=0)
+    elapsed = time.perf_counter() - start
+    assert np.isfinite(history.history["loss"][-1])
+    return elapsed
+
+
+def jax_hand_step(model):
+    """(state, step): a jitted SGD-momentum step on the model's stateless call."""
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(trainable, non_trainable, x, y):
+        logits, non_trainable = model.stateless_call(trainable, non_trainable, x, training=True)
+        logp = jax.nn.log_softmax(logits.astype("float32"))
+        return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1)), non_trainable
+
+    grad_fn = jax.value_and_grad(loss_fn, has_aux=True)
+
+    def step(state, x, y):
+        trainable, non_trainable, momenta = state
+        (loss, non_trainable), grads = grad_fn(trainable, non_trainable, x, y)
+        new_trainable, new_momenta = [], []
+        for w, g, m in zip(trainable, grads, momenta, strict=True):
+            w = w - LEARNING_RATE * WEIGHT_DECAY * w
+            m = MOMENTUM * m - LEARNING_RATE * g
+            new_trainable.append(w + m)
+            new_momenta.append(m)
+        return (new_trainable, non_trainable, new_momenta), loss
+
+    state = (
+        [jnp.array(v.value) for v in model.trainable_variables],
+        [jnp.array(v.value) for v in model.non_trainable_variables],
+        [jnp.zeros(v.shape, v.dtype) for v in model.trainable_variables],
+    )
+    return state, jax.jit(step, donate_argnums=0)
+
+
+def jax_hand_steps(model, x, y, steps, state_and_step=None):
+    import jax
+
+    state, step = state_and_step or jax_hand_step(model)
+    x, y = jax.device_put(x), jax.device_put(y)
+    start = time.perf_counter()
+    for _ in range(steps):
+        state, loss = step(state, x, y)
+    jax.block_until_ready((state, loss))
+    return time.perf_counter() - start, (state, step)
+
+
+def tf_hand_step(model, jit_compile):
+    import tensorflow as tf
+
+    variables = model.trainable_variables
+    momenta = [tf.Variable(tf.zeros(v.shape, v.dtype), trainable=False) for v in variables]
+
+    @tf.function(jit_compile=jit_compile)
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            logits = model(x, training=True)
+            loss = tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(y, tf.cast(logits, tf.float32))
+            )
+        grads = [tf.convert_to_tensor(g) for g in tape.gradient(loss, variables)]  # dense
+        for w, g, m in zip(variables, grads, momenta, strict=True):
+            w.assign(w - LEARNING_RATE * WEIGHT_DECAY * w)
+            m.assign(MOMENTUM * m - LEARNING_RATE * g)
+            w.assign_add(m)
+        return loss
+
+    return step
+
+
+def tf_hand_steps(model, x, y, steps, step):
+    import tensorflow as tf
+
+    x, y = tf.constant(x), tf.constant(y)
+    start = time.perf_counter()
+    for _ in range(steps):
+        loss = step(x, y)
+    loss.numpy()  # waits for the last step
+    return time.perf_counter() - start
+
+
+def bench_model(name, args):
+    import keras
+    import numpy as np
+
+    from pvr_keras import models
+
+    backend = keras.backend.backend()
+    x, y = make_batch(args.batch_size)
+    keras.utils.set_random_seed(0)
+    model = models.get(name, **model_kwargs(name, args))
+    initial = [v.numpy() for v in model.weights]
+    initial_trainable = [v.numpy() for v in model.trainable_weights]
+
+    # Same update: CHECK_STEPS steps of each loop from the same weights.
+    keras_setup(model)
+    keras_fit_steps(model, x, y, CHECK_STEPS)
+    after_keras = [v.numpy() for v in model.trainable_weights]
+    model.set_weights(initial)
+    if backend == "jax":
+        _, (state, _) = jax_hand_steps(model, x, y, CHECK_STEPS)
+        after_hand = [np.asarray(w) for w in state[0]]
+    else:
+        tf_step = tf_hand_step(model, jit_compile=bool(model.jit_compile))
+        tf_hand_steps(model, x, y, CHECK_STEPS, tf_step)
+        after_hand = [v.numpy() for v in model.trainable_weights]
+    max_diff = max(
+        float(np.max(np.abs(a - b))) for a, b in zip(after_keras, after_hand, strict=True)
+    )
+    max_change = max(
+        float(np.max(np.abs(a - b))) for a, b in zip(after_keras, initial_trainable, strict=True)
+    )
+
+    # Timing. Warm-up first (compilation, caches), then the median of the repeats.
+    model.set_weights(initial)
+    keras_setup(model)
+    keras_fit_steps(model, x, y, args.steps)
+    keras_times = [keras_fit_steps(model, x, y, args.steps) for _ in range(args.repeats)]
+    if backend == "jax":
+        _, carry = jax_hand_steps(model, x, y, args.steps)
+        hand_times = []
+        for _ in range(args.repeats):
+            elapsed, carry = jax_hand_steps(model, x, y, args.steps, carry)  # state is donated
+            hand_times.append(elapsed)
+    else:
+        tf_hand_steps(model, x, y, args.steps, tf_step)
+        hand_times = [tf_hand_steps(model, x, y, args.steps, tf_step) for _ in range(args.repeats)]
+    keras_ms = 1000 * statistics.median(keras_times) / args.steps
+    hand_ms = 1000 * statistics.median(hand_times) / args.steps
+    return {
+        "backend": backend,
+        "model": name,
+        "params": model.count_params(),
+        "batch": args.batch_size,
+        "keras_ms": keras_ms,
+        "keras_spread": (max(keras_times) - min(keras_times)) / statistics.median(keras_times),
+        "hand_ms": hand_ms,
+        "hand_spread": (max(hand_times) - min(hand_times)) / statistics.median(hand_times),
+        "ratio": keras_ms / hand_ms,
+        "max_dw": max_diff,
+        "max_update": max_change,
+        "jit_compile": bool(model.jit_compile),
+        "device": device_name(),
+    }
+
+
+def device_name():
+    import keras
+
+    if keras.backend.backend() == "jax":
+        import jax
+
+        return jax.devices()[0].device_kind
+    import tensorflow as tf
+
+    gpus = tf.config.list_physical_devices("GPU")
+    return "GPU" if gpus else "CPU"
+
+
+def worker(args):
+    for name in args.models:
+        print("RESULT " + json.dumps(bench_model(name, args)), flush=True)
+
+
+# ---------------------------------------------------------------- driver ----
+
+
+def run_backend(backend, argv):
+    env = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2")
+    proc = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--worker", *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    results = [
+        json.loads(line[len("RESULT ") :])
+        for line in proc.stdout.splitlines()
+        if line.startswith("RESULT ")
+    ]
+    if proc.returncode:
+        print(f"{backend} worker failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return results
+
+
+def print_table(rows, args):
+    header = (
+        f"{'backend':<11}{'model':<7}{'params':>10}{'batch':>6} {'device':<9}"
+        f"{'keras fit ms':>16}{'hand ms':>16}{'keras/hand':>11}{'max|dw|':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        keras_ms = f"{r['keras_ms']:.1f} ±{100 * r['keras_spread']:.0f}%"
+        hand_ms = f"{r['hand_ms']:.1f} ±{100 * r['hand_spread']:.0f}%"
+        print(
+            f"{r['backend']:<11}{r['model']:<7}{r['params']:>10,}{r['batch']:>6} "
+            f"{r['device'][:8]:<9}{keras_ms:>16}{hand_ms:>16}{r['ratio']:>10.2f}x"
+            f"{r['max_dw']:>9.0e}"
+        )
+    print(
+        f"\nms: median over {args.repeats} runs of {args.steps} steps, after a warm-up run; "
+        "±: (max - min) / median of those runs.\n"
+        f"mixer widths divided by {args.mixer_divisor} (1 = paper). "
+        f"max|dw|: largest weight difference between the two loops after {CHECK_STEPS} steps "
+        "from the same weights (the steps themselves move weights by up to "
+        f"{max((r['max_update'] for r in rows), default=0):.1e}).\n"
+        "Target: keras/hand <= 1.10."
+    )
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    if args.worker:
+        worker(args)
+        return
+    worker_argv = [a for a in argv if a != "--worker"]
+    rows = []
+    start = time.perf_counter()
+    for backend in args.backends:
+        rows += run_backend(backend, worker_argv)
+    print_table(rows, args)
+    print(f"total wall time {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
