@@ -1,6 +1,6 @@
 """Analyses of the paper: noise sensitivity (Section 4.1, Appendix C), CKA between learned
-representations (Section 6.1, Appendix E), activations by layer name, and logit analysis
-(Figure 8)."""
+representations (Section 6.1, Appendix E), activations by layer name, logit analysis
+(Figure 8), and fast/slow learners (Section 6.1)."""
 
 from pvr_keras.analysis.activations import activations
 from pvr_keras.analysis.cka import (
@@ -13,15 +13,26 @@ from pvr_keras.analysis.cka import (
     linear_cka,
     rbf_cka,
 )
+from pvr_keras.analysis.dynamics import (
+    Learner,
+    classify,
+    describe_rule,
+    fit_epoch,
+    pick_fast_slow,
+)
 from pvr_keras.analysis.logits import mean_logits_by_class
 from pvr_keras.analysis.noise import bits_per_token, noise_sensitivity, noise_sensitivity_runs
 
 __all__ = [
+    "Learner",
     "MinibatchCKA",
     "activations",
     "bits_per_token",
     "center_gram",
     "cka",
+    "classify",
+    "describe_rule",
+    "fit_epoch",
     "gram_linear",
     "gram_rbf",
     "hsic_unbiased",
@@ -29,5 +40,6 @@ __all__ = [
     "mean_logits_by_class",
     "noise_sensitivity",
     "noise_sensitivity_runs",
+    "pick_fast_slow",
     "rbf_cka",
 ]

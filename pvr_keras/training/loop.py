@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import math
+import os
 import pathlib
 import time
 from collections.abc import Callable
@@ -115,6 +116,7 @@ def train(
     verbose="auto",
     keep_checkpoint=False,
     title="",
+    save_model=False,
 ):
     """Trains a model with a recipe and writes its run record into ``out_dir``.
 
@@ -134,6 +136,7 @@ def train(
         verbose: Keras ``fit`` verbosity (progress bar by default).
         keep_checkpoint: keep the resume checkpoint after the run (else it is removed).
         title: title of the learning-curve plot.
+        save_model: also save the trained model as ``out_dir/model.keras`` (for analyses).
 
     Returns:
         The run record dict (also in ``out_dir/record.json``).
@@ -194,6 +197,10 @@ def train(
             callbacks=[keras.callbacks.TerminateOnNaN(), _EpochRecorder(run)],
             verbose=verbose,
         )
+    if save_model:  # written whole, then renamed: a kill leaves no half model
+        tmp = run.out_dir / f".tmp{os.getpid()}.model.keras"
+        model.save(tmp)
+        os.replace(tmp, run.out_dir / "model.keras")
     return _finish(run, recipe, keep_checkpoint, title)
 
 

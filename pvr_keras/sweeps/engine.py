@@ -1,0 +1,215 @@
+"""Runs a sweep: every run of a grid trained once, recorded once, resumable at any point.
+
+Each run trains with ``training.train`` in ``RESULTS/runs/<id>/``, so a killed run resumes
+from its last epoch; when it finishes, one line is appended to ``RESULTS/results.jsonl``.
+Started again, a sweep skips the runs recorded there. Several workers may share one results
+directory (claims, see ``claims.py``) and/or split the grid with shards; both together are
+fine. See ``results.py`` for why a kill at any moment loses no record and corrupts none.
+"""
+
+import time
+
+from pvr_keras.sweeps.claims import Claims
+from pvr_keras.sweeps.grid import TokenRun, shard, unique
+from pvr_keras.sweeps.results import ResultsDir
+
+CURVES = ("train_eval_accuracy", "test_accuracy", "train_loss", "test_loss")
+
+
+def train_token_run(run, run_dir, *, save_model=False, verbose=0):
+    """Trains one ``TokenRun`` with ``training.train`` into ``run_dir``; returns its record."""
+    from pvr_keras import models, training
+    from pvr_keras.training.inputs import token_train_data
+
+    task = run.task()
+    data = token_train_data(
+        task,
+        run.num_examples,
+        test_examples=run.test_examples,
+        batch_size=run.batch_size,
+        seed=run.seed,
+        holdout=run.holdout,
+    )
+    return training.train(
+        lambda: models.get(
+            run.model,
+            seq_len=task.seq_len,
+            vocab=task.num_values,
+            num_classes=task.num_classes,
+            **run.model_kwargs,
+        ),
+        data,
+        run.recipe(),
+        run_dir,
+        config=run.to_dict(),
+        seed=run.seed,
+        verbose=verbose,
+        title=run.run_id,
+        save_model=save_model,
+    )
+
+
+def result_line(run, record, sweep):
+    """The flat results line of a finished run: config fields, finals, flags, curves."""
+    final = record.get("final") or {}
+    history = record.get("history") or {}
+    return {
+        "id": run.run_id,
+        "sweep": sweep,
+        **run.to_dict(),
+        "train_accuracy": final.get("train_eval_accuracy"),  # evaluated after the last epoch
+        "test_accuracy": final.get("test_accuracy"),
+        "train_loss": final.get("train_loss"),
+        "test_loss": final.get("test_loss"),
+        "failed": record.get("failed"),
+        "failed_rule": record.get("failed_rule"),
+        "status": record.get("status"),
+        "epochs_completed": record.get("epochs_completed"),
+        "wall_time_s": record.get("wall_time_s"),
+        "num_params": record.get("num_params"),
+        "backend": record.get("backend"),
+        "host": record.get("host"),
+        "finished": record.get("finished"),
+        "run_dir": f"runs/{run.run_id}",
+        "curve_epoch": history.get("epoch", []),
+        **{f"curve_{key}": history.get(key, []) for key in CURVES},
+    }
+
+
+class _Progress:
+    """Runs done / total and an ETA weighted by each run's training examples."""
+
+    def __init__(self, name, total, done, todo, log):
+        self.name, self.total, self.done, self.log = name, total, done, log
+        self.cost_left = sum(run.cost() for run in todo)
+        self.cost_done = 0
+        self.t0 = time.perf_counter()
+
+    def finished(self, run, line):
+        self.done += 1
+        self.cost_done += run.cost()
+        self.cost_left -= run.cost()
+        elapsed = time.perf_counter() - self.t0
+        eta = elapsed / self.cost_done * self.cost_left if self.cost_done else float("nan")
+        flag = " FAILED" if line["failed"] else ""
+        self.log(
+            f"[{self.name}] {self.done}/{self.total} runs done | {run.model} w{run.window} "
+            f"{run.aggregation}{'' if run.pointer else ' no-pointer'}"
+            f"{f' holdout {run.holdout}' if run.holdout else ''} n={run.num_examples} "
+            f"seed {run.seed}: train {_fmt(line['train_accuracy'])} test "
+            f"{_fmt(line['test_accuracy'])}{flag} ({line['wall_time_s'] / 60:.1f} min) | "
+            f"elapsed {elapsed / 60:.1f} min, ETA {eta / 60:.1f} min"
+        )
+
+
+def _fmt(value):
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def run_sweep(
+    runs,
+    results_dir,
+    *,
+    name,
+    figure=None,
+    shard_index=0,
+    shard_count=1,
+    claims=True,
+    trainer=train_token_run,
+    log=print,
+):
+    """Trains every run of ``runs`` that ``results_dir`` has no record of.
+
+    Args:
+        runs: ``TokenRun`` list, the whole grid (repeats are dropped).
+        results_dir: the results directory (created if needed).
+        name: the sweep's name; its run ids and ``figure`` go to ``sweeps/<name>.json``.
+        figure: JSON-ready plotting spec for ``sweeps.figures`` (or None).
+        shard_index, shard_count: train only shard ``i`` of ``n`` (``grid.shard``).
+        claims: claim each run before training it (needed when several workers share
+            ``results_dir`` without disjoint shards; harmless otherwise).
+        trainer: ``(run, run_dir) -> run record``; ``train_token_run`` by default.
+        log: where progress lines go.
+
+    Returns:
+        A dict: ``total`` (grid), ``shard`` (runs in this shard), ``recorded_before``,
+        ``trained`` (ids this call recorded), ``busy`` (ids claimed by live workers, not
+        run here), ``problems`` (bad lines found in the results file at start and moved to
+        ``results.corrupt``; their runs are recorded again, from their run folders).
+
+    Example:
+        >>> from pvr_keras.sweeps import expand
+        >>> runs = expand({"seed": [0, 1]}, dict(num_examples=1000, epochs=1, min_steps=0))
+        >>> summary = run_sweep(runs, "/tmp/my_sweep", name="demo")  # doctest: +SKIP
+    """
+    runs = unique(runs)
+    if not runs:
+        raise ValueError("runs must hold at least one TokenRun")
+    if not isinstance(name, str) or not name or "/" in name:
+        raise ValueError(f"name must be a non-empty string without '/'; received {name!r}")
+    mine = shard(runs, shard_index, shard_count)
+    results = ResultsDir(results_dir, create=True)
+    ids = [run.run_id for run in runs]
+    before, after = results.write_sweep(name, {"name": name, "figure": figure, "run_ids": ids})
+    if 0 < before < after:
+        log(f"[{name}] the sweep grows from {before} to {after} runs")
+    problems = results.repair()  # bad lines (a writer killed mid-line) -> results.corrupt
+    for problem in problems:
+        log(f"[{name}] warning: {results.results} {problem}; moved to results.corrupt")
+    recorded = results.recorded_ids()
+    todo = [run for run in mine if run.run_id not in recorded]
+    where = f"shard {shard_index}/{shard_count}: " if shard_count > 1 else ""
+    log(
+        f"[{name}] {len(runs)} runs in the grid; {where}{len(mine)} to do, "
+        f"{len(mine) - len(todo)} already recorded, {len(todo)} to run -> {results.path}"
+    )
+    progress = _Progress(name, len(mine), len(mine) - len(todo), todo, log)
+    owner = Claims(results.claims) if claims else None
+    if owner is not None:
+        owner.clean(recorded)
+    trained, busy = [], []
+    for run in todo:
+        claim = None
+        if owner is not None:
+            claim = owner.try_claim(run.run_id)
+            if claim is None:
+                holder = owner.holder(run.run_id) or {}
+                log(
+                    f"[{name}] {run.run_id}: claimed by a live worker "
+                    f"({holder.get('host')} pid {holder.get('pid')}), skipped"
+                )
+                busy.append(run.run_id)
+                continue
+            if claim.previous:
+                log(
+                    f"[{name}] {run.run_id}: took over a stale claim of "
+                    f"{claim.previous.get('host')} pid {claim.previous.get('pid')} (dead)"
+                )
+        try:
+            if run.run_id in results.recorded_ids():  # finished elsewhere meanwhile
+                progress.done += 1
+                if claim is not None:
+                    claim.release(done=True)
+                continue
+            record = trainer(run, results.run_dir(run.run_id))
+            line = result_line(run, record, name)
+            if results.append(line):
+                trained.append(run.run_id)
+            progress.finished(run, line)
+        except BaseException:
+            if claim is not None:
+                claim.release(done=False)
+            raise
+        if claim is not None:
+            claim.release(done=True)
+    return {
+        "total": len(runs),
+        "shard": len(mine),
+        "recorded_before": len(mine) - len(todo),
+        "trained": trained,
+        "busy": busy,
+        "problems": problems,
+    }
+
+
+__all__ = ["TokenRun", "result_line", "run_sweep", "train_token_run"]

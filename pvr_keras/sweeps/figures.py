@@ -1,0 +1,322 @@
+"""Paper-style plots of sweep results: accuracy against one field, one line per another.
+
+A figure spec (a JSON-ready dict, stored with each sweep) says what to draw::
+
+    {"title": ..., "x": "num_examples", "line": "window", "panels": ["model"],
+     "metrics": ["test_accuracy", "train_accuracy"], "discard_below": None}
+
+One panel per value of the ``panels`` fields (and of any other config field that varies in
+the records, so no two settings are ever averaged together); in each, one line per value of
+``line``; points are the mean over seeds with the standard deviation as error bars. Failed
+runs (the paper's rule: final training accuracy < 20%, or NaN loss) are drawn as crosses and
+left out of the mean, never dropped silently. With ``discard_below`` (Figure 14: 0.6), runs
+whose final training accuracy is below it are drawn as open circles and left out as well.
+"""
+
+import csv
+import json
+import math
+import pathlib
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from pvr_keras.sweeps.grid import FIELDS  # noqa: E402
+from pvr_keras.sweeps.results import ResultsDir  # noqa: E402
+
+FIGURES = {
+    "size_window": {
+        "title": "Accuracy vs training-set size, per window and architecture (Figures 9-11)",
+        "x": "num_examples",
+        "line": "window",
+        "panels": ["model"],
+        "metrics": ["test_accuracy", "train_accuracy"],
+        "discard_below": None,
+    },
+    "aggregations": {
+        "title": "Test accuracy per aggregation (Figure 16)",
+        "x": "num_examples",
+        "line": "window",
+        "panels": ["aggregation"],
+        "metrics": ["test_accuracy"],
+        "discard_below": None,
+    },
+    "pointer": {
+        "title": "Without and with pointer (Figure 17)",
+        "x": "num_examples",
+        "line": "window",
+        "panels": ["pointer"],
+        "metrics": ["test_accuracy"],
+        "discard_below": None,
+    },
+    "holdout": {
+        "title": "Holdout-k: test only on held-out windows (Figure 14)",
+        "x": "holdout",
+        "line": "num_examples",
+        "panels": ["window"],
+        "metrics": ["test_accuracy", "train_accuracy"],
+        "discard_below": 0.6,
+    },
+}
+LABELS = {
+    "num_examples": "training examples",
+    "holdout": "held-out permutations k",
+    "test_accuracy": "test accuracy",
+    "train_accuracy": "training accuracy (evaluated)",
+}
+CHANCE = 0.1  # 10 token values, 10 classes
+
+
+def _value_label(field, value):
+    if field == "pointer":
+        return "with pointer" if value else "without pointer"
+    if field == "window":
+        return f"window {value} (m={value - 1})"
+    if field == "num_examples":
+        return f"n={value:,}"
+    return f"{field}={value}" if not isinstance(value, str) else value
+
+
+def _key(record, field):
+    value = record.get(field)
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
+
+
+def check_spec(spec):
+    """A figure spec with defaults filled in, or a ValueError that says what is wrong."""
+    if not isinstance(spec, dict):
+        raise ValueError(f"a figure spec must be a dict; received {spec!r}")
+    spec = {**FIGURES["size_window"], "title": "", **spec}
+    if spec["discard_below"] is not None and not 0 <= spec["discard_below"] <= 1:
+        raise ValueError(f"discard_below must be in [0, 1]; received {spec['discard_below']!r}")
+    for name in (spec["x"], spec["line"], *spec["panels"]):
+        if name not in FIELDS:
+            raise ValueError(
+                f"figure fields must be run fields ({', '.join(FIELDS)}); received {name!r}"
+            )
+    return spec
+
+
+def _sort(values):
+    return sorted(values, key=lambda v: (v is None, str(type(v)), v if v is not None else 0))
+
+
+def summarise(records, spec, metric):
+    """Rows of a figure: one per (panel, line, x) with mean/std over the kept seeds."""
+    spec = check_spec(spec)
+    x, line = spec["x"], spec["line"]
+    varying = [
+        f
+        for f in FIELDS
+        if f not in (x, line, "seed") and len({str(_key(r, f)) for r in records}) > 1
+    ]
+    panel_fields = list(spec["panels"]) + [f for f in varying if f not in spec["panels"]]
+    groups = {}
+    for record in records:
+        key = (tuple(_key(record, f) for f in panel_fields), _key(record, line), _key(record, x))
+        groups.setdefault(key, []).append(record)
+    rows = []
+    for (panel, line_value, x_value), group in groups.items():
+        kept, failed, discarded = [], [], []
+        for record in group:
+            value = record.get(metric)
+            if record.get("failed") or value is None:
+                failed.append(value)
+            elif spec["discard_below"] is not None and not (
+                (record.get("train_accuracy") or 0.0) >= spec["discard_below"]
+            ):
+                discarded.append(value)
+            else:
+                kept.append(value)
+        rows.append(
+            {
+                **dict(zip(panel_fields, panel, strict=True)),
+                line: line_value,
+                x: x_value,
+                "metric": metric,
+                "mean": float(np.mean(kept)) if kept else None,
+                "std": float(np.std(kept)) if kept else None,
+                "seeds": len(kept),
+                "failed": len(failed),
+                "discarded": len(discarded),
+                "failed_values": failed,
+                "discarded_values": discarded,
+                "_panel": panel,
+            }
+        )
+    rows.sort(key=lambda r: (str(r["_panel"]), str(r[line]), r[x] if r[x] is not None else 0))
+    return rows, panel_fields
+
+
+def plot(records, spec, path, metric="test_accuracy"):
+    """Draws ``metric`` of ``records`` as the paper does and saves a PNG at ``path``.
+
+    Args:
+        records: result lines (dicts) of one sweep.
+        spec: figure spec (see the module docstring).
+        path: where the PNG goes.
+        metric: ``"test_accuracy"`` or ``"train_accuracy"``.
+
+    Returns:
+        The summary rows drawn (see ``summarise``).
+    """
+    if not records:
+        raise ValueError("no records to plot")
+    spec = check_spec(spec)
+    rows, panel_fields = summarise(records, spec, metric)
+    x, line = spec["x"], spec["line"]
+    panels = _sort({r["_panel"] for r in rows}) if len(panel_fields) else [()]
+    ncols = min(4, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(4.2 * ncols, 3.4 * nrows + 0.9), squeeze=False, sharey=True
+    )
+    line_values = _sort({r[line] for r in rows})
+    colors = {
+        v: plt.cm.viridis(i / max(1, len(line_values) - 1) * 0.9) for i, v in enumerate(line_values)
+    }
+    for ax, panel in zip(axes.flat, panels, strict=False):
+        mine = [r for r in rows if r["_panel"] == panel]
+        for value in line_values:
+            pts = [r for r in mine if r[line] == value]
+            if not pts:
+                continue
+            good = [r for r in pts if r["mean"] is not None]
+            color = colors[value]
+            ax.errorbar(
+                [r[x] for r in good],
+                [r["mean"] for r in good],
+                yerr=[r["std"] for r in good],
+                color=color,
+                marker="o",
+                ms=4,
+                capsize=3,
+                label=_value_label(line, value),
+            )
+            for r in pts:
+                fails = [v for v in r["failed_values"] if v is not None]
+                ax.scatter([r[x]] * len(fails), fails, marker="x", color=color, s=40, zorder=3)
+                ax.scatter(
+                    [r[x]] * len(r["discarded_values"]),
+                    r["discarded_values"],
+                    marker="o",
+                    facecolors="none",
+                    edgecolors=color,
+                    s=40,
+                    zorder=3,
+                )
+        ax.axhline(CHANCE, color="grey", lw=0.8, ls=":")
+        title = ", ".join(_value_label(f, v) for f, v in zip(panel_fields, panel, strict=True))
+        ax.set(title=title, xlabel=LABELS.get(x, x), ylim=(-0.02, 1.02))
+        if x == "num_examples":
+            ax.set_xscale("log")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="best")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(LABELS.get(metric, metric))
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.axis("off")
+    seeds = sorted({r["seeds"] + r["failed"] + r["discarded"] for r in rows})
+    n_failed = sum(r["failed"] for r in rows)
+    n_discarded = sum(r["discarded"] for r in rows)
+    note = (
+        f"points: mean ± std over seeds ({seeds[0]}-{seeds[-1]} runs per point); dotted: "
+        f"chance. x: failed run (final training accuracy < 20% or NaN loss, the paper's "
+        f"rule), shown, not averaged ({n_failed} runs)."
+    )
+    if spec["discard_below"] is not None:
+        note += (
+            f"\no: discarded, final training accuracy < {spec['discard_below']:.0%} as the "
+            f"paper does for Figure 14; shown, not averaged ({n_discarded} runs)."
+        )
+    fig.suptitle(spec["title"] or metric, fontsize=10)
+    fig.text(0.01, 0.005, note, fontsize=7, va="bottom", wrap=True)
+    fig.tight_layout(rect=(0, 0.09 if spec["discard_below"] is not None else 0.06, 1, 0.97))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return rows
+
+
+CSV_COLUMNS = ("metric", "mean", "std", "seeds", "failed", "discarded")
+
+
+def _sweeps(results, records):
+    """``{name: (spec, records)}``: stored sweep definitions, else the records' sweep names."""
+    by_id = {r["id"]: r for r in records}
+    found = {}
+    for name, definition in results.read_sweeps().items():
+        spec = definition.get("figure") or FIGURES.get(name) or FIGURES["size_window"]
+        mine = [by_id[i] for i in definition.get("run_ids", []) if i in by_id]
+        found[name] = (spec, mine, len(definition.get("run_ids", [])))
+    for record in records:  # records of sweeps without a stored definition
+        name = record.get("sweep") or "sweep"
+        if name not in found:
+            mine = [r for r in records if (r.get("sweep") or "sweep") == name]
+            found[name] = (FIGURES.get(name, FIGURES["size_window"]), mine, len(mine))
+    return found
+
+
+def make_figures(results_dir, out=None, only=None, log=print):
+    """Draws every sweep of a results directory: a PNG per metric and a CSV of the numbers.
+
+    Args:
+        results_dir: a sweep results directory.
+        out: output folder (default ``results_dir/figures``).
+        only: names of the sweeps to draw (default all).
+        log: where notes and warnings (bad lines of ``results.jsonl``) go.
+
+    Returns:
+        The paths written: ``<sweep>_<metric>.png`` and ``<sweep>.csv`` per sweep.
+
+    Raises:
+        FileNotFoundError: not a results directory.
+        IncompatibleResultsError: written by another format version.
+        ValueError: no readable record, or ``only`` names sweeps that are not there.
+    """
+    results = ResultsDir(results_dir)
+    records, problems = results.read()
+    for problem in problems:
+        log(f"warning: {results.results}: {problem}")
+    if not records:
+        what = f"{len(problems)} unreadable lines" if problems else "no lines"
+        raise ValueError(
+            f"{results.results} holds no readable run record ({what}); nothing to plot"
+        )
+    sweeps = _sweeps(results, records)
+    if only:
+        missing = sorted(set(only) - set(sweeps))
+        if missing:
+            raise ValueError(
+                f"sweeps to draw must be among those in {results.path} "
+                f"({', '.join(sorted(sweeps))}); received {', '.join(missing)}"
+            )
+        sweeps = {name: sweeps[name] for name in only}
+    out = pathlib.Path(out) if out else results.path / "figures"
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, (spec, mine, expected) in sweeps.items():
+        if not mine:
+            log(f"{name}: no finished run yet, nothing drawn")
+            continue
+        spec = check_spec(spec)
+        rows, paths = [], []
+        for metric in spec["metrics"]:
+            paths.append(out / f"{name}_{metric}.png")
+            rows += plot(mine, spec, paths[-1], metric=metric)
+        paths.append(out / f"{name}.csv")
+        _write_csv(paths[-1], rows)
+        written += paths
+        log(f"{name}: {len(mine)}/{expected} runs drawn -> {', '.join(str(p) for p in paths)}")
+    return written
+
+
+def _write_csv(path, rows):
+    fields = [f for f in rows[0] if f not in CSV_COLUMNS and not f.startswith("_")]
+    fields = [f for f in fields if not f.endswith("_values")]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, [*fields, *CSV_COLUMNS], extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)

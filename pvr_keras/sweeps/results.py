@@ -1,0 +1,250 @@
+"""A sweep's results directory: manifest, one JSON line per finished run, run folders.
+
+Layout::
+
+    RESULTS/sweep.json         manifest: format name and version of this layout
+    RESULTS/results.jsonl      one whole JSON object per finished run, keyed by "id":
+                               pandas.read_json(RESULTS / "results.jsonl", lines=True)
+    RESULTS/sweeps/<name>.json a sweep's definition: its run ids and how to plot it
+    RESULTS/runs/<id>/         the run folder of ``training.train`` (record, curves, resume)
+    RESULTS/claims/<id>.claim  who is training that run now (see ``claims.py``)
+
+Appends are made under an exclusive lock (``flock`` on ``RESULTS/.results.lock``) that also
+covers the check "is this id recorded already?", so two workers never record one run twice.
+Each line is written by a single ``os.write`` on an ``O_APPEND`` descriptor and ``fsync``-ed.
+A line cut short by a crash is reported by ``read`` and ignored (its run is simply recorded
+again on the next start); the next append first ends that fragment with a newline so that it
+never swallows a good line, and ``repair`` moves such fragments to ``results.corrupt``.
+"""
+
+import contextlib
+import fcntl
+import json
+import os
+import pathlib
+import time
+
+FORMAT = "pvr-keras/sweep"
+FORMAT_VERSION = 1
+MANIFEST = "sweep.json"
+RESULTS = "results.jsonl"
+CORRUPT = "results.corrupt"
+LOCK = ".results.lock"
+
+
+class IncompatibleResultsError(ValueError):
+    """The results directory was written by another version of this layout."""
+
+
+def _atomic_write(path, text):
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def parse_lines(data):
+    """Records and problems of the bytes of a results file.
+
+    Returns:
+        ``(records, problems)``: the whole, unique records in file order, and one message per
+        line that is not a whole record (truncated, not JSON, no id) or repeats an id.
+    """
+    records, problems, _ = _parse(data)
+    return records, problems
+
+
+def _parse(data):
+    records, problems, bad, seen = [], [], [], set()
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            snippet = raw[:60].decode(errors="replace")
+            problems.append(
+                f"line {number}: not a whole JSON record (truncated by a killed writer?), "
+                f"ignored: {snippet!r}{'...' if len(raw) > 60 else ''}"
+            )
+            bad.append(raw)
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            problems.append(f"line {number}: a JSON value without an 'id', ignored")
+            bad.append(raw)
+            continue
+        if record["id"] in seen:
+            problems.append(f"line {number}: run {record['id']} recorded twice; first kept")
+            bad.append(raw)
+            continue
+        seen.add(record["id"])
+        records.append(record)
+    return records, problems, bad
+
+
+class ResultsDir:
+    """Opens (or with ``create=True`` starts) a sweep results directory.
+
+    Raises:
+        FileNotFoundError: the directory or its manifest does not exist (and not ``create``).
+        IncompatibleResultsError: the manifest names another format or version.
+
+    Example:
+        >>> import tempfile
+        >>> results = ResultsDir(tempfile.mkdtemp(), create=True)
+        >>> results.append({"id": "a", "test_accuracy": 0.5})
+        True
+        >>> results.append({"id": "a", "test_accuracy": 0.6})  # already recorded
+        False
+        >>> [r["test_accuracy"] for r in results.read()[0]]
+        [0.5]
+    """
+
+    def __init__(self, path, *, create=False):
+        self.path = pathlib.Path(path)
+        self.results = self.path / RESULTS
+        self.runs = self.path / "runs"
+        self.claims = self.path / "claims"
+        self.sweeps = self.path / "sweeps"
+        manifest = self.path / MANIFEST
+        if create:
+            self.path.mkdir(parents=True, exist_ok=True)
+            if not manifest.exists():
+                self._create_manifest(manifest)
+        elif not self.path.is_dir():
+            raise FileNotFoundError(f"results directory {self.path} does not exist")
+        if not manifest.is_file():
+            found = sorted(p.name for p in self.path.iterdir())[:8]
+            raise FileNotFoundError(
+                f"{self.path} is not a sweep results directory: no {MANIFEST} there "
+                f"(found: {', '.join(found) or 'nothing'}). Run a sweep into it first."
+            )
+        self.manifest = self._check_manifest(manifest)
+
+    def _create_manifest(self, manifest):
+        text = json.dumps(
+            {"format": FORMAT, "format_version": FORMAT_VERSION, "created": _now()}, indent=1
+        )
+        tmp = manifest.with_name(f".{MANIFEST}.tmp{os.getpid()}")
+        tmp.write_text(text + "\n")
+        try:
+            os.link(tmp, manifest)  # fails if another worker created it first: keep theirs
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+
+    def _check_manifest(self, manifest):
+        try:
+            found = json.loads(manifest.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise IncompatibleResultsError(f"{manifest} is not valid JSON: {error}") from None
+        if not isinstance(found, dict):
+            found = {}
+        if found.get("format") != FORMAT or found.get("format_version") != FORMAT_VERSION:
+            raise IncompatibleResultsError(
+                f"{self.path} was written by an incompatible version: its {MANIFEST} says "
+                f"format {found.get('format')!r} version {found.get('format_version')!r}; this "
+                f"code reads {FORMAT!r} version {FORMAT_VERSION}. Use a new results directory "
+                f"or the pvr-keras version that wrote it."
+            )
+        return found
+
+    def run_dir(self, run_id):
+        return self.runs / run_id
+
+    @contextlib.contextmanager
+    def lock(self):
+        """Exclusive lock over the results file across processes (and hosts, on NFS)."""
+        fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing drops the lock
+
+    def _read_bytes(self):
+        try:
+            return self.results.read_bytes()
+        except FileNotFoundError:
+            return b""
+
+    def read(self):
+        """``(records, problems)`` of ``results.jsonl`` (see ``parse_lines``)."""
+        return parse_lines(self._read_bytes())
+
+    def recorded_ids(self):
+        return {record["id"] for record in self.read()[0]}
+
+    def append(self, record):
+        """Appends ``record`` as one line unless its id is recorded; returns True if written."""
+        line = json.dumps(record, separators=(",", ":"), default=str).encode() + b"\n"
+        if b"\n" in line[:-1]:
+            raise ValueError("a record must serialise to one line")
+        with self.lock():
+            data = self._read_bytes()
+            if record["id"] in {r["id"] for r in parse_lines(data)[0]}:
+                return False
+            if data and not data.endswith(b"\n"):
+                line = b"\n" + line  # end a truncated fragment; it stays a bad line of its own
+            fd = os.open(self.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                written = os.write(fd, line)
+                if written != len(line):
+                    raise OSError(f"short write to {self.results}: {written} of {len(line)}")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        return True
+
+    def repair(self):
+        """Rewrites ``results.jsonl`` with only its whole, unique records.
+
+        The removed lines are appended to ``results.corrupt`` for inspection.
+
+        Returns:
+            The problems found (empty if the file was already clean).
+        """
+        with self.lock():
+            data = self._read_bytes()
+            records, problems, bad = _parse(data)
+            if problems:
+                with open(self.path / CORRUPT, "ab") as f:
+                    f.write(b"\n".join(bad) + b"\n")
+                text = "".join(
+                    json.dumps(r, separators=(",", ":"), default=str) + "\n" for r in records
+                )
+                _atomic_write(self.results, text)
+        return problems
+
+    def write_sweep(self, name, definition):
+        """Stores a sweep's definition (run ids, figure) as ``sweeps/<name>.json``.
+
+        A sweep started again with a larger (or another) grid under the same name grows: its
+        run ids become the union, in order, so its figures show every run recorded for it.
+
+        Returns:
+            ``(before, after)``: the number of run ids the sweep had before (0 if new) and has
+            now.
+        """
+        path = self.sweeps / f"{name}.json"
+        with self.lock():
+            before = json.loads(path.read_text())["run_ids"] if path.exists() else []
+            known = set(before)
+            ids = before + [i for i in definition["run_ids"] if i not in known]
+            if not path.exists() or ids != before:
+                self.sweeps.mkdir(exist_ok=True)
+                _atomic_write(path, json.dumps({**definition, "run_ids": ids}, indent=1) + "\n")
+        return len(before), len(ids)
+
+    def read_sweeps(self):
+        """``{name: definition}`` of the sweeps stored here."""
+        if not self.sweeps.is_dir():
+            return {}
+        return {p.stem: json.loads(p.read_text()) for p in sorted(self.sweeps.glob("*.json"))}
+
+
+def _now():
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

@@ -1,0 +1,198 @@
+"""The sweep engine with a stand-in trainer (no Keras): resume, kills, shards, shared dirs.
+
+The stand-in behaves like ``training.train`` where it matters: a run folder with a finished
+record returns that record without training again, and it logs every real training.
+"""
+
+import functools
+import json
+import os
+import random
+import signal
+import time
+
+import pandas as pd
+import pytest
+
+from pvr_keras.sweeps import IncompatibleResultsError, ResultsDir, expand, run_sweep
+
+GRID = expand(
+    {"seed": [0, 1], "window": [1, 2], "num_examples": [100, 300, 1000]},
+    dict(epochs=2, min_steps=0, batch_size=100),
+)
+
+
+def fake_train(run, run_dir, *, log, delay=0.0):
+    record_path = run_dir / "record.json"
+    if record_path.exists():
+        return json.loads(record_path.read_text())
+    time.sleep(delay)
+    accuracy = round(0.1 + 0.9 * (run.num_examples / 1000) / run.window, 3)
+    record = {
+        "final": {"train_eval_accuracy": 1.0, "test_accuracy": accuracy},
+        "history": {"epoch": [1, 2], "train_eval_accuracy": [0.5, 1.0]},
+        "failed": False,
+        "status": "complete",
+        "wall_time_s": delay,
+    }
+    run_dir.mkdir(parents=True, exist_ok=True)
+    tmp = run_dir / "record.tmp"
+    tmp.write_text(json.dumps(record))
+    os.replace(tmp, record_path)
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    os.write(fd, f"{run.run_id}\n".encode())
+    os.close(fd)
+    return record
+
+
+def _sweep(results, trained_log, runs=GRID, **kwargs):
+    trainer = functools.partial(fake_train, log=trained_log, delay=kwargs.pop("delay", 0.0))
+    kwargs.setdefault("log", lambda *_: None)
+    return run_sweep(runs, results, name="t", trainer=trainer, **kwargs)
+
+
+def _trained(log):
+    return log.read_text().split() if log.exists() else []
+
+
+def _check_whole(results, runs=GRID):
+    records, problems = ResultsDir(results).read()
+    assert problems == []
+    assert sorted(r["id"] for r in records) == sorted(r.run_id for r in runs)  # each once
+    frame = pd.read_json(results / "results.jsonl", lines=True)
+    assert len(frame) == len(runs) and frame["id"].is_unique
+    return records
+
+
+def test_restarted_sweep_runs_only_the_missing_runs(tmp_path):
+    results, log = tmp_path / "r", tmp_path / "trained.log"
+    few = GRID[:4]
+    summary = _sweep(results, log, runs=few)
+    assert summary["trained"] == [r.run_id for r in few] and summary["recorded_before"] == 0
+    messages = []
+    summary = _sweep(results, log, log=messages.append)  # the whole grid: 8 missing runs train
+    assert "the sweep grows" in messages[0]
+    assert summary["recorded_before"] == 4 and len(summary["trained"]) == 8
+    assert _sweep(results, log)["trained"] == []  # a third start does nothing
+    assert sorted(_trained(log)) == sorted(r.run_id for r in GRID)  # each trained once
+    records = _check_whole(results)
+    line = next(r for r in records if r["id"] == GRID[0].run_id)
+    assert line["window"] == 1 and line["num_examples"] == 100 and line["seed"] == 0
+    assert line["test_accuracy"] == 0.19 and line["train_accuracy"] == 1.0
+    assert line["failed"] is False and line["curve_train_eval_accuracy"] == [0.5, 1.0]
+    assert line["sweep"] == "t" and line["run_dir"] == f"runs/{GRID[0].run_id}"
+
+
+def test_sigkill_at_random_moments_loses_and_duplicates_nothing(tmp_path):
+    results, log = tmp_path / "r", tmp_path / "trained.log"
+    rng = random.Random(0)
+    for _ in range(6):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _sweep(results, log, delay=0.1)  # the grid needs >= 1.2 s
+            finally:
+                os._exit(0)
+        time.sleep(rng.uniform(0.0, 0.15))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    before = ResultsDir(results).read()[0] if (results / "sweep.json").exists() else []
+    assert len(before) < len(GRID)  # really stopped part-way
+    _sweep(results, log)
+    _check_whole(results)
+    trained = _trained(log)
+    assert len(trained) == len(set(trained))  # no configuration trained twice
+    assert not list((results / "claims").glob("*.claim"))  # all released after recording
+
+
+def test_truncated_line_is_repaired_and_its_run_recorded_again(tmp_path):
+    results, log = tmp_path / "r", tmp_path / "trained.log"
+    _sweep(results, log)
+    path = results / "results.jsonl"
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 40])  # the last line cut short, as by a kill
+    lost = json.loads(data.splitlines()[-1])["id"]
+    messages = []
+    trainer = functools.partial(fake_train, log=log)
+    summary = run_sweep(GRID, results, name="t", trainer=trainer, log=messages.append)
+    assert len(summary["problems"]) == 1 and "truncated" in summary["problems"][0]
+    assert any("moved to results.corrupt" in m for m in messages)
+    assert summary["trained"] == [lost]  # re-recorded from its run folder ...
+    assert len(_trained(log)) == len(GRID)  # ... not retrained
+    _check_whole(results)
+    assert (results / "results.corrupt").exists()
+
+
+def test_shards_split_the_work(tmp_path):
+    results, log = tmp_path / "r", tmp_path / "trained.log"
+    done = []
+    for i in range(3):
+        done += _sweep(results, log, shard_index=i, shard_count=3)["trained"]
+    assert sorted(done) == sorted(r.run_id for r in GRID)
+    _check_whole(results)
+
+
+def test_workers_sharing_a_results_dir_train_each_run_once(tmp_path):
+    results, log = tmp_path / "r", tmp_path / "trained.log"
+    pids = []
+    for _ in range(3):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _sweep(results, log, delay=0.05)
+            finally:
+                os._exit(0)
+        pids.append(pid)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    _check_whole(results)  # all recorded (a run busy elsewhere is skipped, done by its owner)
+    trained = _trained(log)
+    assert sorted(trained) == sorted(r.run_id for r in GRID)
+
+
+def test_a_run_claimed_by_a_live_worker_is_skipped(tmp_path):
+    from pvr_keras.sweeps import Claims
+
+    results, log = tmp_path / "r", tmp_path / "trained.log"
+    held = Claims(results / "claims").try_claim(GRID[0].run_id)
+    summary = _sweep(results, log)
+    assert summary["busy"] == [GRID[0].run_id] and len(summary["trained"]) == len(GRID) - 1
+    held.release(done=False)
+    assert _sweep(results, log)["trained"] == [GRID[0].run_id]
+
+
+def test_a_failing_trainer_releases_its_claim(tmp_path):
+    def broken(run, run_dir):
+        raise RuntimeError("out of memory")
+
+    with pytest.raises(RuntimeError, match="out of memory"):
+        run_sweep(GRID, tmp_path, name="t", trainer=broken, log=lambda *_: None)
+    from pvr_keras.sweeps import Claims
+
+    claim = Claims(tmp_path / "claims").try_claim(GRID[0].run_id)
+    assert claim is not None  # stale, not held
+    claim.release(done=False)
+
+
+def test_progress_lines(tmp_path):
+    messages = []
+    trainer = functools.partial(fake_train, log=tmp_path / "log")
+    run_sweep(GRID[:3], tmp_path / "r", name="demo", trainer=trainer, log=messages.append)
+    assert messages[0].startswith("[demo] 3 runs in the grid;") and "3 to run" in messages[0]
+    assert messages[1].startswith("[demo] 1/3 runs done | mlp w1 mod_sum n=100 seed 0")
+    assert "ETA" in messages[-1] and messages[-1].startswith("[demo] 3/3 runs done")
+
+
+def test_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="at least one TokenRun"):
+        run_sweep([], tmp_path, name="t")
+    with pytest.raises(ValueError, match="name must be"):
+        run_sweep(GRID, tmp_path, name="a/b")
+    with pytest.raises(ValueError, match="shard"):
+        run_sweep(GRID, tmp_path, name="t", shard_index=3, shard_count=3)
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "sweep.json").write_text(
+        '{"format": "pvr-keras/sweep", "format_version": 0}'
+    )
+    with pytest.raises(IncompatibleResultsError, match="incompatible version"):
+        run_sweep(GRID, tmp_path / "old", name="t")

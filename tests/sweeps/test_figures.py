@@ -1,0 +1,87 @@
+import numpy as np
+import pytest
+
+from pvr_keras.sweeps import FIGURES, TokenRun, plot, summarise
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def record(test, train=1.0, failed=False, **fields):
+    run = TokenRun(**fields)
+    return {
+        "id": run.run_id,
+        **run.to_dict(),
+        "test_accuracy": test,
+        "train_accuracy": train,
+        "failed": failed,
+    }
+
+
+def test_means_over_seeds_and_failed_runs_kept_out():
+    records = [
+        record(0.2, window=1, num_examples=1000, seed=0),
+        record(0.4, window=1, num_examples=1000, seed=1),
+        record(0.05, train=0.1, failed=True, window=1, num_examples=1000, seed=2),
+        record(0.9, window=1, num_examples=10000, seed=0),
+        record(0.1, window=2, num_examples=1000, seed=0),
+    ]
+    rows, panels = summarise(records, FIGURES["size_window"], "test_accuracy")
+    assert panels == ["model"]
+    by = {(r["window"], r["num_examples"]): r for r in rows}
+    first = by[1, 1000]
+    assert first["mean"] == pytest.approx(0.3) and first["std"] == pytest.approx(0.1)
+    assert (first["seeds"], first["failed"], first["failed_values"]) == (2, 1, [0.05])
+    assert by[1, 10000]["mean"] == 0.9 and by[2, 1000]["seeds"] == 1
+
+
+def test_discard_rule_of_figure_14():
+    spec = FIGURES["holdout"]
+    assert spec["discard_below"] == 0.6
+    records = [
+        record(1.0, train=0.99, window=2, holdout=1, seed=0),
+        record(0.3, train=0.59, window=2, holdout=1, seed=1),  # discarded, not failed
+        record(0.0, train=0.1, failed=True, window=2, holdout=1, seed=2),
+    ]
+    (row,) = summarise(records, spec, "test_accuracy")[0]
+    assert (row["mean"], row["seeds"], row["discarded"], row["failed"]) == (1.0, 1, 1, 1)
+    assert row["discarded_values"] == [0.3]
+
+
+def test_settings_that_vary_are_never_averaged_together():
+    records = [record(0.2, epochs=5), record(0.8, epochs=50)]
+    rows, panels = summarise(records, FIGURES["size_window"], "test_accuracy")
+    assert panels == ["model", "epochs"] and sorted(r["mean"] for r in rows) == [0.2, 0.8]
+
+
+def test_every_paper_figure_draws(tmp_path):
+    rng = np.random.default_rng(0)
+    records = []
+    for seed in range(2):
+        for model in ("mlp", "mlp2x"):
+            for window in (1, 2):
+                for n in (100, 1000, 10000):
+                    records.append(
+                        record(
+                            float(rng.uniform()),
+                            model=model,
+                            window=window,
+                            num_examples=n,
+                            seed=seed,
+                            aggregation="median" if model == "mlp2x" else "mod_sum",
+                        )
+                    )
+    records.append(record(0.0, train=0.05, failed=True, window=2, num_examples=100, seed=5))
+    for name, spec in FIGURES.items():
+        for metric in spec["metrics"]:
+            path = tmp_path / f"{name}_{metric}.png"
+            rows = plot(records, spec, path, metric=metric)
+            assert path.read_bytes()[:8] == PNG and rows
+
+
+def test_bad_specs():
+    with pytest.raises(ValueError, match="figure fields must be run fields"):
+        summarise([record(0.1)], {"x": "size"}, "test_accuracy")
+    with pytest.raises(ValueError, match="must be a dict"):
+        summarise([record(0.1)], "size_window", "test_accuracy")
+    with pytest.raises(ValueError, match="no records"):
+        plot([], FIGURES["size_window"], "x.png")

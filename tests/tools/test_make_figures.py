@@ -1,0 +1,126 @@
+"""tools/make_figures.py on synthetic results directories."""
+
+import csv
+import importlib.util
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from pvr_keras.sweeps import FIGURES, ResultsDir, TokenRun
+
+TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "make_figures.py"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location("make_figures_tool", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _line(test, train=1.0, failed=False, sweep="size_window", **fields):
+    run = TokenRun(**fields)
+    return {
+        "id": run.run_id,
+        "sweep": sweep,
+        **run.to_dict(),
+        "test_accuracy": test,
+        "train_accuracy": train,
+        "failed": failed,
+    }
+
+
+@pytest.fixture
+def results(tmp_path):
+    """A size_window sweep of 2 windows x 3 sizes x 2 seeds and a holdout sweep, one line cut."""
+    results = ResultsDir(tmp_path / "results", create=True)
+    lines = []
+    for seed in (0, 1):
+        for window in (1, 2):
+            for n in (1000, 10000, 30000):
+                test = min(1.0, 0.1 + n / 30000 / window) - 0.01 * seed
+                lines.append(_line(test, window=window, num_examples=n, seed=seed))
+    lines.append(_line(0.08, train=0.12, failed=True, window=2, num_examples=1000, seed=2))
+    holdout = [
+        _line(1.0, train=0.99, sweep="holdout", window=2, holdout=k, num_examples=20000)
+        for k in range(3)
+    ]
+    holdout.append(
+        _line(0.2, train=0.4, sweep="holdout", window=2, holdout=2, num_examples=20000, seed=1)
+    )
+    for name, mine in (("size_window", lines), ("holdout", holdout)):
+        results.write_sweep(
+            name, {"name": name, "figure": FIGURES[name], "run_ids": [r["id"] for r in mine]}
+        )
+        for line in mine:
+            results.append(line)
+    data = results.results.read_bytes()
+    results.results.write_bytes(data[:-25])  # the last line (a holdout run) cut short
+    return results
+
+
+def test_draws_every_sweep_and_reports_the_cut_line(tool, results, tmp_path, capsys):
+    out = tmp_path / "figures"
+    written = tool.main([str(results.path), "--out", str(out)])
+    names = sorted(p.name for p in written)
+    assert names == [
+        "holdout.csv",
+        "holdout_test_accuracy.png",
+        "holdout_train_accuracy.png",
+        "size_window.csv",
+        "size_window_test_accuracy.png",
+        "size_window_train_accuracy.png",
+    ]
+    for path in written:
+        if path.suffix == ".png":
+            assert path.read_bytes()[:8] == PNG
+    printed = capsys.readouterr().out
+    assert "warning" in printed and "line 17" in printed and "truncated" in printed
+    assert "size_window: 13/13 runs drawn" in printed
+    assert "holdout: 3/4 runs drawn" in printed  # the cut line's run is missing, not invented
+    with open(out / "size_window.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["metric"] == "test_accuracy"]
+    by = {(r["window"], r["num_examples"]): r for r in rows}
+    assert float(by["1", "30000"]["mean"]) == pytest.approx(0.995)
+    assert (by["2", "1000"]["seeds"], by["2", "1000"]["failed"]) == ("2", "1")
+    assert results.read()[1], "the tool only reads: the cut line is still there"
+
+
+def test_default_output_folder_and_one_sweep(tool, results):
+    written = tool.main([str(results.path), "--sweep", "holdout"])
+    assert {p.parent for p in written} == {results.path / "figures"}
+    assert all(p.name.startswith("holdout") for p in written)
+    with pytest.raises(ValueError, match="received nope"):
+        tool.main([str(results.path), "--sweep", "nope"])
+
+
+def test_empty_or_corrupt_directories(tool, tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        tool.main([str(tmp_path / "missing")])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="not a sweep results directory"):
+        tool.main([str(tmp_path / "empty")])
+    results = ResultsDir(tmp_path / "nothing", create=True)
+    with pytest.raises(ValueError, match=r"no readable run record \(no lines\)"):
+        tool.main([str(results.path)])
+    results.results.write_text('{"id": "a", "test_acc\n{{{\n')
+    with pytest.raises(ValueError, match=r"no readable run record \(2 unreadable lines\)"):
+        tool.main([str(results.path)])
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / "sweep.json").write_text(json.dumps({"format": "pvr-keras/sweep"}))
+    with pytest.raises(ValueError, match="incompatible version"):
+        tool.main([str(tmp_path / "old")])
+
+
+def test_command_line_errors_exit_with_a_message(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(TOOL), str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2
+    assert "make_figures: error:" in done.stderr and "not a sweep results directory" in done.stderr
+    assert "Traceback" not in done.stderr
