@@ -55,6 +55,9 @@ def parse_args(argv=None):
     parser.add_argument(
         "--mixer-divisor", type=int, default=None, help="divide the mixer's widths (1: paper)"
     )
+    parser.add_argument(
+        "--steps-per-execution", type=int, default=1, help="passed to compile (Keras default 1)"
+    )
     parser.add_argument("--quick", action="store_true", help="fewer steps and repeats")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -64,7 +67,7 @@ def parse_args(argv=None):
         args.repeats = 3
     if args.mixer_divisor is None:
         args.mixer_divisor = 16 if args.quick else 8
-    for name in ("batch_size", "steps", "repeats", "mixer_divisor"):
+    for name in ("batch_size", "steps", "repeats", "mixer_divisor", "steps_per_execution"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1; received {getattr(args, name)}")
     unknown = set(args.backends) - {"jax", "tensorflow"}
@@ -99,7 +102,7 @@ def make_batch(batch_size):
     return x.astype("int32"), task.label(x).astype("int32")
 
 
-def keras_setup(model):
+def keras_setup(model, steps_per_execution=1):
     import keras
 
     model.compile(
@@ -107,6 +110,7 @@ def keras_setup(model):
             learning_rate=LEARNING_RATE, momentum=MOMENTUM, weight_decay=WEIGHT_DECAY
         ),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        steps_per_execution=steps_per_execution,
     )
 
 
@@ -233,7 +237,7 @@ def bench_model(name, args):
 
     # Timing. Warm-up first (compilation, caches), then the median of the repeats.
     model.set_weights(initial)
-    keras_setup(model)
+    keras_setup(model, args.steps_per_execution)
     keras_fit_steps(model, x, y, args.steps)
     keras_times = [keras_fit_steps(model, x, y, args.steps) for _ in range(args.repeats)]
     if backend == "jax":
@@ -321,7 +325,8 @@ def print_table(rows, args):
     print(
         f"\nms: median over {args.repeats} runs of {args.steps} steps, after a warm-up run; "
         "±: (max - min) / median of those runs.\n"
-        f"mixer widths divided by {args.mixer_divisor} (1 = paper). "
+        f"mixer widths divided by {args.mixer_divisor} (1 = paper); fit steps_per_execution "
+        f"{args.steps_per_execution}. "
         f"max|dw|: largest weight difference between the two loops after {CHECK_STEPS} steps "
         "from the same weights (the steps themselves move weights by up to "
         f"{max((r['max_update'] for r in rows), default=0):.1e}).\n"
