@@ -13,6 +13,7 @@ import pytest
 import tensorflow_datasets as tfds
 
 from pvr_keras import data
+from pvr_keras.data import block as block_data
 from pvr_keras.tasks import AGGREGATIONS, BlockTask
 
 REAL_DATA = pathlib.Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "tfds"
@@ -150,6 +151,27 @@ def test_dataset_matches_arrays_and_shuffles_per_epoch(mock_dir):
     np.testing.assert_array_equal(np.concatenate([b[0] for b in resumed]), epochs[1])
 
 
+def test_batches_do_not_depend_on_chunking(mock_dir, monkeypatch):
+    """Composition runs in chunks of several batches; batches and epochs must not notice."""
+    task = BlockTask(cell=28)
+    x, y, _ = data.block_arrays(task, 130, split="test", seed=9, data_dir=mock_dir)
+    kwargs = dict(split="test", seed=9, data_dir=mock_dir, batch_size=20, epochs=2)
+    one_chunk = list(data.block_dataset(task, 130, **kwargs))  # 130 < CHUNK_EXAMPLES
+    monkeypatch.setattr(block_data, "CHUNK_EXAMPLES", 60)  # 3 batches a chunk, ragged end
+    for shuffle in (False, True):
+        batches = list(data.block_dataset(task, 130, shuffle=shuffle, **kwargs))
+        assert [len(b[1]) for b in batches] == [20] * 6 + [10] + [20] * 6 + [10]
+        for epoch in (batches[:7], batches[7:]):
+            ys = np.concatenate([b[1] for b in epoch])
+            if shuffle:
+                assert sorted(ys) == sorted(y)
+            else:
+                np.testing.assert_array_equal(np.concatenate([b[0] for b in epoch]), x)
+                np.testing.assert_array_equal(ys, y)
+    for got, want in zip(batches, one_chunk, strict=True):  # same shuffled order
+        np.testing.assert_array_equal(got[0], want[0])
+
+
 def test_holdout_mechanics(mock_dir):
     task = BlockTask(cell=28)
     for split in ("train", "test"):
@@ -184,7 +206,7 @@ def test_real_holdout_digit_sets_are_figure6():
     }
     for split, sets in expected.items():
         _, y, info = data.block_arrays(
-            task, 2000, split=split, seed=0, holdout=True, data_dir=REAL_DATA
+            task, 600, split=split, seed=0, holdout=True, data_dir=REAL_DATA
         )
         assert [set(info["cell_labels"][:, k].tolist()) for k in range(4)] == sets
         np.testing.assert_array_equal(y, task.label(info["cell_labels"]))
