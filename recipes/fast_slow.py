@@ -1,0 +1,342 @@
+"""Fast vs slow learners and their representations (Section 6.1: Figures 12 and 13).
+
+    python recipes/fast_slow.py                          # quick, on a CPU
+    python recipes/fast_slow.py --preset paper           # MLP, 300k examples, 2 neighbours
+    python recipes/fast_slow.py --preset paper_mixer     # MLP-Mixer, 5M examples, 5 neighbours
+
+Trains several seeds of one high-complexity setting (a sweep over seeds: resumable, each run's
+model saved as ``runs/<id>/model.keras``), labels each run fast or slow by the rule of
+``pvr_keras.analysis.dynamics`` (printed and stored), picks the two fastest fast learners and
+the slow learner that fits its training set latest, and computes linear CKA between their
+``pre_logits`` activations on the slow learner's training set: CKA(fast1, fast2) and
+CKA(fast1, slow). The paper finds the first higher. When the seeds give no slow learner (or
+fewer than two fast ones), it says so and computes only what exists.
+
+Writes into ``--out``: fast_slow.json (rule, every seed's fit epoch, speed and final
+accuracies, the picks, CKA plain and debiased), fast_slow.csv (one row per seed),
+learning_curves.png (Figure 12: training and test accuracy per epoch, fast in blue, slow in
+red) and cka.png (Figure 13), plus the sweep's results.jsonl and run folders.
+
+Presets. ``paper``: MLP, window 3 (2 neighbours), 300,000 examples, the paper's recipe (200
+epochs), 6 seeds; ``paper_mixer``: MLP-Mixer, window 6 (5 neighbours), 5,000,000 examples,
+4 seeds: GPU-days. ``quick``: see ``PRESETS`` and the README for the CPU setting and what
+it measured.
+"""
+
+import dataclasses
+import functools
+import json
+import os
+import pathlib
+import sys
+
+from pvr_keras import config as configs
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    model: str = dataclasses.field(
+        default="mlp",
+        metadata={"choices": ("mlp", "mlp2x", "transformer", "mixer"), "help": "architecture"},
+    )
+    widths: tuple[int, ...] | None = dataclasses.field(
+        default=None, metadata={"help": "MLP hidden widths (default: the paper's)"}
+    )
+    window: int = dataclasses.field(default=3, metadata={"help": "window (neighbours + 1)"})
+    aggregation: str = "mod_sum"
+    holdout: int = dataclasses.field(default=0, metadata={"help": "holdout-k (Appendix E)"})
+    num_examples: int = dataclasses.field(default=300_000, metadata={"help": "training set"})
+    test_examples: int = 10_000
+    seeds: tuple[int, ...] = dataclasses.field(
+        default=(0, 1, 2, 3, 4, 5), metadata={"help": "seeds (data and initialisation)"}
+    )
+    epochs: int = 200
+    warmup_epochs: int = 10
+    min_steps: int = 800
+    batch_size: int = 1024
+    learning_rate: float = 0.05
+    threshold: float = dataclasses.field(
+        default=0.999, metadata={"help": "training accuracy that counts as fitted"}
+    )
+    min_ratio: float = dataclasses.field(
+        default=1.5, metadata={"help": "least ratio of fit epochs between fast and slow"}
+    )
+    min_gap: int = dataclasses.field(
+        default=2, metadata={"help": "least gap (epochs) between fast and slow"}
+    )
+    cka_examples: int = dataclasses.field(
+        default=10_000, metadata={"help": "training examples of the slow learner for CKA"}
+    )
+    out: str = dataclasses.field(default="runs/fast_slow", metadata={"help": "output folder"})
+    backend: str | None = dataclasses.field(
+        default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
+    )
+
+
+PRESETS = {
+    "quick": Config(
+        widths=(128, 256, 128, 64),
+        window=2,
+        num_examples=50_000,
+        test_examples=2_000,
+        seeds=(0, 1, 2, 3),
+        epochs=40,
+        warmup_epochs=1,
+        min_steps=0,
+        batch_size=128,
+        cka_examples=5_000,
+        out="runs/fast_slow_quick",
+    ),
+    "paper": Config(),
+    "paper_mixer": Config(
+        model="mixer",
+        window=6,
+        num_examples=5_000_000,
+        seeds=(0, 1, 2, 3),
+        out="runs/fast_slow_mixer",
+    ),
+}
+
+
+def runs_of(cfg):
+    from pvr_keras import sweeps
+
+    if cfg.cka_examples < 4:
+        raise ValueError(f"cka_examples must be >= 4; received {cfg.cka_examples}")
+    if len(cfg.seeds) < 2 or len(set(cfg.seeds)) != len(cfg.seeds):
+        raise ValueError(f"seeds must be at least two distinct seeds; received {cfg.seeds}")
+    if cfg.widths is not None and cfg.model not in ("mlp",):
+        raise ValueError(f"widths is for the mlp model; received model {cfg.model!r}")
+    base = dict(
+        model=cfg.model,
+        window=cfg.window,
+        aggregation=cfg.aggregation,
+        holdout=cfg.holdout,
+        num_examples=cfg.num_examples,
+        test_examples=cfg.test_examples,
+        epochs=cfg.epochs,
+        warmup_epochs=cfg.warmup_epochs,
+        min_steps=cfg.min_steps,
+        batch_size=cfg.batch_size,
+        learning_rate=cfg.learning_rate,
+        model_kwargs={"widths": list(cfg.widths)} if cfg.widths else {},
+    )
+    return sweeps.expand({"seed": cfg.seeds}, base)
+
+
+def analyse(cfg, runs, lines):
+    """Classifies the runs, picks fast/fast/slow and computes CKA; returns the summary dict."""
+    from pvr_keras import analysis
+
+    by_seed = {run.seed: lines[run.run_id] for run in runs}
+    histories = {
+        str(seed): {
+            "epoch": line["curve_epoch"],
+            "train_eval_accuracy": line["curve_train_eval_accuracy"],
+        }
+        for seed, line in by_seed.items()
+    }
+    learners = analysis.classify(
+        histories, threshold=cfg.threshold, min_ratio=cfg.min_ratio, min_gap=cfg.min_gap
+    )
+    fast1, fast2, slow = analysis.pick_fast_slow(learners)
+    summary = {
+        "rule": analysis.describe_rule(cfg.threshold, cfg.min_ratio, cfg.min_gap),
+        "seeds": [
+            {
+                "seed": int(r.name),
+                "fit_epoch": r.fit_epoch,
+                "speed": r.speed,
+                "final_train_accuracy": by_seed[int(r.name)]["train_accuracy"],
+                "final_test_accuracy": by_seed[int(r.name)]["test_accuracy"],
+                "run_dir": by_seed[int(r.name)]["run_dir"],
+            }
+            for r in learners
+        ],
+        "fast1": int(fast1.name) if fast1 else None,
+        "fast2": int(fast2.name) if fast2 else None,
+        "slow": int(slow.name) if slow else None,
+        "slow_fits_training_set": bool(slow and slow.fit_epoch is not None),
+        "cka": {},
+        "notes": [],
+    }
+    if slow is None:
+        summary["notes"].append(
+            "no clear slow learner among these seeds by the rule: CKA(fast, slow) not computed"
+        )
+    elif slow.fit_epoch is None:
+        summary["notes"].append(
+            f"the slow learner (seed {slow.name}) never fits its training set (the paper's slow "
+            f"learners do); its CKA is reported anyway"
+        )
+    if fast1 is None or (fast2 is None and slow is None):
+        summary["notes"].append("fewer than two runs to compare: no CKA computed")
+        return summary
+    if fast2 is None:
+        summary["notes"].append("only one fast learner: CKA(fast1, fast2) not computed")
+    reference = slow or fast2
+    summary["cka"] = _cka(cfg, runs, fast1, fast2, slow, int(reference.name))
+    return summary
+
+
+def _cka(cfg, runs, fast1, fast2, slow, reference_seed):
+    import keras
+
+    from pvr_keras import analysis, data
+    from pvr_keras import models as _models  # noqa: F401  (registers the custom layers)
+
+    run_of = {str(run.seed): run for run in runs}
+    task = run_of[str(reference_seed)].task()
+    x, _ = data.token_arrays(
+        task,
+        min(cfg.cka_examples, cfg.num_examples),
+        split="train",
+        seed=reference_seed,
+        holdout=cfg.holdout,
+    )
+    features = {}
+    for learner in (fast1, fast2, slow):
+        if learner is None:
+            continue
+        path = pathlib.Path(cfg.out) / "runs" / run_of[learner.name].run_id / "model.keras"
+        if not path.exists():
+            raise FileNotFoundError(
+                f"{path} is missing: the run was trained without saving its model. Use an "
+                f"--out folder of this recipe (it saves every model)"
+            )
+        model = keras.saving.load_model(path)
+        features[learner.name] = analysis.activations(model, "pre_logits", x)
+    result = {
+        "layer": "pre_logits",
+        "examples": int(len(x)),
+        "on": f"training set of seed {reference_seed}"
+        + (" (the slow learner)" if slow is not None else " (no slow learner)"),
+    }
+    pairs = {"fast1_fast2": (fast1, fast2), "fast1_slow": (fast1, slow)}
+    for key, (a, b) in pairs.items():
+        if a is None or b is None:
+            continue
+        fa, fb = features[a.name], features[b.name]
+        result[key] = analysis.linear_cka(fa, fb)
+        result[key + "_debiased"] = analysis.linear_cka(fa, fb, debiased=True)
+    return result
+
+
+def _plots(cfg, runs, lines, summary, out):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    speed = {s["seed"]: s for s in summary["seeds"]}
+    picks = {summary["fast1"], summary["fast2"], summary["slow"]} - {None}
+    fig, (train_ax, test_ax) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    blues, reds = plt.cm.Blues, plt.cm.Reds
+    for i, run in enumerate(sorted(runs, key=lambda r: r.seed)):
+        line, info = lines[run.run_id], speed[run.seed]
+        cmap = blues if info["speed"] == "fast" else reds
+        color = cmap(0.45 + 0.5 * (i + 1) / len(runs))
+        fit = info["fit_epoch"] if info["fit_epoch"] is not None else "never"
+        label = f"seed {run.seed}: {info['speed']}, fits at {fit}"
+        width = 2.2 if run.seed in picks else 1.0
+        train_ax.plot(
+            line["curve_epoch"],
+            line["curve_train_eval_accuracy"],
+            color=color,
+            lw=width,
+            label=label,
+        )
+        test_ax.plot(
+            line["curve_epoch"], line["curve_test_accuracy"], color=color, lw=width, label=label
+        )
+    train_ax.axhline(cfg.threshold, color="grey", ls=":", lw=0.8)
+    for ax, what in ((train_ax, "training accuracy (evaluated)"), (test_ax, "test accuracy")):
+        ax.set(xlabel="epoch", ylabel=what, ylim=(0, 1.02), title=what)
+        ax.grid(alpha=0.3)
+    test_ax.legend(fontsize=7)
+    fig.suptitle(
+        f"{cfg.model} window {cfg.window} ({cfg.window - 1} neighbours), "
+        f"{cfg.num_examples:,} examples: fast (blue) vs slow (red) learners; thick = compared",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    fig.savefig(out / "learning_curves.png", dpi=110)
+    plt.close(fig)
+
+    cka = summary["cka"]
+    bars = [(k, cka[k]) for k in ("fast1_fast2", "fast1_slow") if k in cka]
+    fig, ax = plt.subplots(figsize=(4.2, 3.6))
+    if bars:
+        names = {
+            "fast1_fast2": f"fast {summary['fast1']} vs\nfast {summary['fast2']}",
+            "fast1_slow": f"fast {summary['fast1']} vs\nslow {summary['slow']}",
+        }
+        ax.bar(
+            [names[k] for k, _ in bars],
+            [v for _, v in bars],
+            color=["tab:blue", "tab:red"][: len(bars)],
+        )
+        for i, (_, v) in enumerate(bars):
+            ax.text(i, v + 0.01, f"{v:.3f}", ha="center", fontsize=9)
+        ax.set_title(f"linear CKA of pre_logits on the\n{cka['on']}", fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no pair to compare\n(see fast_slow.json)", ha="center")
+    ax.set(ylim=(0, 1.05), ylabel="CKA")
+    fig.tight_layout()
+    fig.savefig(out / "cka.png", dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
+    if cfg.backend:
+        os.environ["KERAS_BACKEND"] = cfg.backend
+    from pvr_keras import sweeps
+
+    runs = runs_of(cfg)
+    out = pathlib.Path(cfg.out)
+    sweeps.ResultsDir(out, create=True)  # an incompatible folder fails here, untouched
+    configs.write(cfg, out)
+    sweeps.run_sweep(
+        runs,
+        out,
+        name="fast_slow",
+        trainer=functools.partial(sweeps.train_token_run, save_model=True),
+    )
+    records, _ = sweeps.ResultsDir(out).read()
+    lines = {r["id"]: r for r in records}
+    missing = [run.run_id for run in runs if run.run_id not in lines]
+    if missing:
+        raise RuntimeError(f"runs not recorded (trained by another worker?): {missing}")
+    summary = analyse(cfg, runs, lines)
+    summary["config"] = configs.to_dict(cfg)
+    (out / "fast_slow.json").write_text(json.dumps(summary, indent=1) + "\n")
+    columns = ["seed", "fit_epoch", "speed", "final_train_accuracy", "final_test_accuracy"]
+    (out / "fast_slow.csv").write_text(
+        ",".join(columns)
+        + "\n"
+        + "".join(",".join(str(s[c]) for c in columns) + "\n" for s in summary["seeds"])
+    )
+    _plots(cfg, runs, lines, summary, out)
+    _report(summary, out)
+    return summary
+
+
+def _report(summary, out):
+    print(f"\nrule: {summary['rule']}")
+    for s in summary["seeds"]:
+        print(
+            f"  seed {s['seed']}: {s['speed']:4s} fit epoch {s['fit_epoch']}, train "
+            f"{s['final_train_accuracy']:.3f}, test {s['final_test_accuracy']:.3f}"
+        )
+    cka = summary["cka"]
+    for key in ("fast1_fast2", "fast1_slow"):
+        if key in cka:
+            print(f"  CKA {key}: {cka[key]:.4f} (debiased {cka[key + '_debiased']:.4f})")
+    for note in summary["notes"]:
+        print(f"  note: {note}")
+    print(f"wrote {out}/fast_slow.json, fast_slow.csv, learning_curves.png, cka.png")
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)

@@ -1,0 +1,262 @@
+"""The paper's token-task sweeps (Figures 9-11, 14, 16, 17), resumable, shardable, plotted.
+
+    python recipes/token_sweep.py --sweep size_window           # quick, on a CPU
+    python recipes/token_sweep.py --sweep holdout --preset paper --out results/paper
+    python recipes/token_sweep.py --sweep size_window --preset paper --shard 3/8   # machine 3
+    python recipes/token_sweep.py --sweep pointer --preset paper --dry-run        # size it
+
+Sweeps (``--sweep``):
+
+- ``size_window``: training-set size x window x architecture, mod_sum (Figures 9, 10, 11).
+- ``aggregations``: size x window for each aggregation, MLP (Figure 16).
+- ``pointer``: size x window without and with the pointer (Figure 17; MLP-Mixer in the paper).
+- ``holdout``: holdout-k for windows 2 and 3, k = 0..window! (Figure 14; Appendix E's MLP on
+  300k examples). Runs whose final training accuracy is below 60% are *discarded from the
+  figure's means, as the paper does*; they are still drawn (open circles) and recorded.
+
+Every run trains in ``OUT/runs/<id>/`` and appends one line to ``OUT/results.jsonl``
+(``pandas.read_json(path, lines=True)``); started again, the sweep runs only what is missing.
+Killed at any point, a rerun resumes the killed run from its last epoch. Several machines can
+share ``OUT`` (claims) and/or take ``--shard i/n`` of the grid. At the end (and any time with
+``python tools/make_figures.py OUT``) the figures go to ``OUT/figures/``.
+
+Presets. ``quick`` (default) runs on a 2-core CPU in under 20 minutes per sweep: the MLP only
+(the other architectures cost 6-60x more per example on a CPU), training sets of 10^3-3x10^4,
+2,000 test examples, and a shortened recipe: batch 256 (not 1024: four times the updates per
+epoch, which these small sets need), 10 epochs with a 1-epoch warm-up, and at least 400 steps
+(the paper: 800) so that tiny sets still fit. The ``pointer`` quick sweep uses the MLP where the
+paper uses MLP-Mixer. ``paper`` carries the paper's grids with its recipe (SGD momentum 0.9,
+batch 1024, 200 epochs, 10 warm-up, >= 800 steps), 3 seeds (5 for holdout), 10,000 test
+examples: sizes 10^2-10^6 for all four architectures and windows 1-4, plus 3x10^6-5x10^7 for the
+MLP and MLP-Mixer (Figure 11). ``--dry-run`` prints the number of runs and training examples
+per architecture. Expected GPU time (an estimate from these counts, not measured: we assume
+about 10^6 training examples/s for the MLP and 10^5 for MLP-Mixer and Transformer on one
+H100-class GPU, evaluation included): ``size_window`` paper is 504 runs, 1.6x10^11 training
+examples each for the MLP and MLP-Mixer and 3.5x10^9 each for MLP 2x and Transformer, so
+about 2 GPU-days for the MLPs and 18 for MLP-Mixer, almost all in the 10^7-5x10^7 runs (a
+5x10^7 MLP-Mixer run alone is ~1 GPU-day); ``aggregations`` (540 MLP runs) ~5 GPU-hours;
+``pointer`` (216 MLP-Mixer runs up to 10^6) ~1 GPU-day; ``holdout`` 50 MLP runs of 6x10^7
+examples, ~1 GPU-hour.
+Split them over machines with ``--shard`` or a shared ``--out``.
+
+Measured quick presets on a shared, loaded 2-core CPU: see the README gallery.
+"""
+
+import dataclasses
+import math
+import os
+import sys
+
+from pvr_keras import config as configs
+
+SWEEPS = ("size_window", "aggregations", "pointer", "holdout")
+ALL_AGGREGATIONS = ("mod_sum", "median", "maj_vote", "min", "max")
+PAPER_SIZES = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
+MASSIVE_SIZES = (3_000_000, 10_000_000, 50_000_000)  # Figure 11: MLP and MLP-Mixer only
+
+QUICK_RECIPE = dict(
+    epochs=10,
+    warmup_epochs=1,
+    min_steps=400,
+    batch_size=256,
+    learning_rate=0.05,
+    test_examples=2_000,
+)
+PAPER_RECIPE = dict(
+    epochs=200,
+    warmup_epochs=10,
+    min_steps=800,
+    batch_size=1024,
+    learning_rate=0.05,
+    test_examples=10_000,
+)
+# Grid defaults per (sweep, scale); flags replace them.
+GRIDS = {
+    ("size_window", "quick"): dict(
+        models=("mlp",), windows=(1, 2), sizes=(1_000, 3_000, 10_000, 30_000), seeds=(0, 1)
+    ),
+    ("size_window", "paper"): dict(
+        models=("mlp", "mlp2x", "transformer", "mixer"),
+        windows=(1, 2, 3, 4),
+        sizes=PAPER_SIZES,
+        seeds=(0, 1, 2),
+    ),
+    ("aggregations", "quick"): dict(
+        models=("mlp",),
+        windows=(2, 3),
+        sizes=(3_000, 10_000),
+        seeds=(0,),
+        aggregations=ALL_AGGREGATIONS,
+    ),
+    ("aggregations", "paper"): dict(
+        models=("mlp",),
+        windows=(1, 2, 3, 4),
+        sizes=PAPER_SIZES,
+        seeds=(0, 1, 2),
+        aggregations=ALL_AGGREGATIONS,
+    ),
+    ("pointer", "quick"): dict(
+        models=("mlp",), windows=(1, 2), sizes=(1_000, 10_000, 30_000), seeds=(0,)
+    ),
+    ("pointer", "paper"): dict(
+        models=("mixer",), windows=(1, 2, 3, 4), sizes=PAPER_SIZES, seeds=(0, 1, 2)
+    ),
+    ("holdout", "quick"): dict(models=("mlp",), windows=(2, 3), sizes=(30_000,), seeds=(0,)),
+    ("holdout", "paper"): dict(
+        models=("mlp",), windows=(2, 3), sizes=(300_000,), seeds=(0, 1, 2, 3, 4)
+    ),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    sweep: str = dataclasses.field(
+        default="size_window", metadata={"choices": SWEEPS, "help": "which figure's sweep"}
+    )
+    scale: str = dataclasses.field(
+        default="quick",
+        metadata={"choices": ("quick", "paper"), "help": "grid and recipe defaults (--preset)"},
+    )
+    models: tuple[str, ...] | None = dataclasses.field(
+        default=None, metadata={"help": "architectures (default: the sweep's)"}
+    )
+    windows: tuple[int, ...] | None = dataclasses.field(default=None, metadata={"help": "windows"})
+    sizes: tuple[int, ...] | None = dataclasses.field(
+        default=None, metadata={"help": "training-set sizes"}
+    )
+    aggregations: tuple[str, ...] | None = dataclasses.field(
+        default=None, metadata={"help": "aggregations (aggregations sweep; else mod_sum)"}
+    )
+    holdouts: tuple[int, ...] | None = dataclasses.field(
+        default=None, metadata={"help": "holdout k values (holdout sweep; default 0..window!)"}
+    )
+    seeds: tuple[int, ...] | None = dataclasses.field(default=None, metadata={"help": "seeds"})
+    epochs: int | None = None
+    warmup_epochs: int | None = None
+    min_steps: int | None = dataclasses.field(
+        default=None, metadata={"help": "train at least this many steps"}
+    )
+    batch_size: int | None = None
+    learning_rate: float | None = None
+    test_examples: int | None = None
+    out: str = dataclasses.field(default="runs/token_sweep", metadata={"help": "results directory"})
+    shard: str = dataclasses.field(default="0/1", metadata={"help": "run shard i of n: i/n"})
+    claims: bool = dataclasses.field(
+        default=True, metadata={"help": "claim runs (workers sharing --out)"}
+    )
+    figures: bool = dataclasses.field(default=True, metadata={"help": "draw figures at the end"})
+    dry_run: bool = dataclasses.field(
+        default=False, metadata={"help": "print the grid's size and cost, train nothing"}
+    )
+    backend: str | None = dataclasses.field(
+        default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
+    )
+
+
+PRESETS = {"quick": Config(scale="quick"), "paper": Config(scale="paper")}
+
+
+def resolved(cfg):
+    """``cfg`` with every None filled in from its sweep's grid and recipe defaults."""
+    grid = GRIDS[cfg.sweep, cfg.scale]
+    recipe = QUICK_RECIPE if cfg.scale == "quick" else PAPER_RECIPE
+    fill = {}
+    for field in dataclasses.fields(cfg):
+        if getattr(cfg, field.name) is None:
+            if field.name in grid:
+                fill[field.name] = grid[field.name]
+            elif field.name in recipe:
+                fill[field.name] = recipe[field.name]
+    if cfg.aggregations is None and "aggregations" not in grid:
+        fill["aggregations"] = ("mod_sum",)
+    return dataclasses.replace(cfg, **fill)
+
+
+def build(cfg):
+    """The sweep's runs (all validated) and its figure spec."""
+    from pvr_keras import sweeps
+
+    cfg = resolved(cfg)
+    base = dict(
+        epochs=cfg.epochs,
+        warmup_epochs=cfg.warmup_epochs,
+        min_steps=cfg.min_steps,
+        batch_size=cfg.batch_size,
+        learning_rate=cfg.learning_rate,
+        test_examples=cfg.test_examples,
+    )
+    axes = {
+        "seed": cfg.seeds,
+        "model": cfg.models,
+        "aggregation": cfg.aggregations,
+        "pointer": (False, True) if cfg.sweep == "pointer" else (True,),
+        "window": cfg.windows,
+        "num_examples": cfg.sizes,
+    }
+    runs = []
+    if cfg.sweep == "holdout":
+        for window in cfg.windows:
+            ks = cfg.holdouts if cfg.holdouts is not None else range(math.factorial(window) + 1)
+            runs += sweeps.expand({**axes, "window": (window,), "holdout": tuple(ks)}, base)
+    else:
+        if cfg.holdouts not in (None, (0,)):
+            raise ValueError(
+                f"holdouts is for the holdout sweep; received {cfg.holdouts} for {cfg.sweep}"
+            )
+        runs = sweeps.expand(axes, base)
+        if cfg.sweep == "size_window" and cfg.scale == "paper":
+            massive = {**axes, "model": ("mlp", "mixer"), "num_examples": MASSIVE_SIZES}
+            runs += sweeps.expand(massive, base)
+    return sweeps.unique(runs), dict(sweeps.FIGURES[cfg.sweep])
+
+
+def describe(runs):
+    """Runs and training examples (epochs x set size) per architecture, as text."""
+    per_model = {}
+    for run in runs:
+        count, cost = per_model.get(run.model, (0, 0))
+        per_model[run.model] = (count + 1, cost + run.cost())
+    return "; ".join(
+        f"{model}: {count} runs, {cost:.2e} training examples"
+        for model, (count, cost) in per_model.items()
+    )
+
+
+def main(argv=None):
+    cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
+    if cfg.backend:
+        os.environ["KERAS_BACKEND"] = cfg.backend
+    from pvr_keras import sweeps
+
+    shard_index, shard_count = sweeps.parse_shard(cfg.shard)
+    runs, figure = build(cfg)
+    name = cfg.sweep if cfg.scale == "quick" else f"{cfg.sweep}_paper"
+    print(f"[{name}] {len(runs)} runs: {describe(runs)}")
+    if cfg.dry_run:
+        return {"total": len(runs), "runs": runs}
+    sweeps.ResultsDir(cfg.out, create=True)  # an incompatible folder fails here, untouched
+    configs.write(resolved(cfg), cfg.out, name=f"config_{name}.json")
+    if cfg.sweep == "holdout":
+        print(
+            f"[{name}] note: as in the paper's Figure 14, runs whose final training accuracy "
+            f"is below {figure['discard_below']:.0%} are discarded from the figure's means "
+            f"(drawn as open circles, kept in results.jsonl)"
+        )
+    summary = sweeps.run_sweep(
+        runs,
+        cfg.out,
+        name=name,
+        figure=figure,
+        shard_index=shard_index,
+        shard_count=shard_count,
+        claims=cfg.claims,
+    )
+    if summary["busy"]:
+        print(f"[{name}] {len(summary['busy'])} runs are being trained by other workers")
+    if cfg.figures:
+        sweeps.make_figures(cfg.out, only=[name])
+    return summary
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)

@@ -1,0 +1,110 @@
+"""recipes/fast_slow.py (Figures 12 and 13) end to end with tiny models."""
+
+import copy
+import dataclasses
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+RECIPE = pathlib.Path(__file__).resolve().parents[2] / "recipes" / "fast_slow.py"
+TINY = [
+    "--widths", "16", "8", "--window", "2", "--num-examples", "1000", "--test-examples", "500",
+    "--seeds", "0", "1", "2", "--epochs", "1", "--warmup-epochs", "0", "--min-steps", "0",
+    "--batch-size", "256", "--cka-examples", "300",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def recipe():
+    spec = importlib.util.spec_from_file_location("fast_slow_recipe", RECIPE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def trained(recipe, tmp_path_factory):
+    """Three tiny seeds trained once; a low threshold makes them all fit (all fast)."""
+    out = tmp_path_factory.mktemp("fast_slow")
+    summary = recipe.main([*TINY, "--threshold", "0.01", "--out", str(out)])
+    return out, summary
+
+
+@pytest.mark.slow  # trains three tiny models (~10 s each on a loaded CPU)
+def test_end_to_end(trained):
+    out, summary = trained
+    for name in ("fast_slow.json", "fast_slow.csv", "learning_curves.png", "cka.png",
+                 "config.json", "results.jsonl"):  # fmt: skip
+        assert (out / name).is_file(), name
+    assert len(list(out.glob("runs/*/model.keras"))) == 3
+    saved = json.loads((out / "fast_slow.json").read_text())
+    assert saved["rule"].startswith("fit epoch = first epoch with training accuracy")
+    assert [s["fit_epoch"] for s in saved["seeds"]] == [1, 1, 1]
+    assert {s["speed"] for s in saved["seeds"]} == {"fast"}  # all alike: no slow learner
+    assert saved["slow"] is None and (saved["fast1"], saved["fast2"]) == (0, 1)
+    assert any("no clear slow learner" in note for note in saved["notes"])
+    assert "fast1_slow" not in saved["cka"]
+    assert 0 < saved["cka"]["fast1_fast2"] <= 1 and saved["cka"]["examples"] == 300
+    assert saved["cka"]["on"] == "training set of seed 1 (no slow learner)"
+    rows = (out / "fast_slow.csv").read_text().splitlines()
+    assert rows[0] == "seed,fit_epoch,speed,final_train_accuracy,final_test_accuracy"
+    assert len(rows) == 4
+
+
+@pytest.mark.slow
+def test_a_slow_learner_is_compared_on_its_own_training_set(recipe, trained):
+    """The same trained models, with seed 2's curve made to fit late: fast, fast, slow."""
+    out, _ = trained
+    cfg = recipe.configs.parse(recipe.Config, recipe.PRESETS, [*TINY, "--out", str(out)])
+    runs = recipe.runs_of(cfg)
+    lines = copy.deepcopy(_lines(out))
+    curves = {0: [0.5, 1.0, 1.0], 1: [0.4, 1.0, 1.0], 2: [0.1, 0.3, 1.0]}  # epochs 1-3
+    curves_never = {0: [0.5, 1.0, 1.0], 1: [0.4, 1.0, 1.0], 2: [0.1, 0.3, 0.5]}
+    for case, expected_fits in ((curves, True), (curves_never, False)):
+        for run in runs:
+            lines[run.run_id]["curve_train_eval_accuracy"] = case[run.seed]
+        summary = recipe.analyse(dataclasses.replace(cfg, min_gap=1), runs, lines)
+        assert (summary["fast1"], summary["fast2"], summary["slow"]) == (0, 1, 2)
+        assert summary["slow_fits_training_set"] is expected_fits
+        cka = summary["cka"]
+        assert cka["on"] == "training set of seed 2 (the slow learner)"
+        assert 0 < cka["fast1_fast2"] <= 1 and 0 < cka["fast1_slow"] <= 1
+        assert "fast1_slow_debiased" in cka
+        assert any("never fits" in n for n in summary["notes"]) is not expected_fits
+
+
+def _lines(out):
+    return {r["id"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+
+
+@pytest.mark.slow
+def test_nothing_fits(recipe, trained):
+    out, _ = trained
+    cfg = recipe.configs.parse(recipe.Config, recipe.PRESETS, [*TINY, "--out", str(out)])
+    runs = recipe.runs_of(cfg)
+    summary = recipe.analyse(dataclasses.replace(cfg, threshold=1.0), runs, _lines(out))
+    assert summary["fast1"] is None and summary["cka"] == {}
+    assert any("fewer than two runs" in note for note in summary["notes"])
+
+
+def test_presets(recipe):
+    paper, mixer = recipe.PRESETS["paper"], recipe.PRESETS["paper_mixer"]
+    assert (paper.model, paper.window, paper.num_examples, paper.epochs) == ("mlp", 3, 300_000, 200)
+    assert (mixer.model, mixer.window, mixer.num_examples) == ("mixer", 6, 5_000_000)
+
+
+@pytest.mark.parametrize(
+    ("flags", "match"),
+    [
+        (["--seeds", "0"], "at least two distinct seeds"),
+        (["--seeds", "1", "1"], "at least two distinct seeds"),
+        (["--cka-examples", "3"], "cka_examples must be >= 4"),
+        (["--model", "mixer", "--widths", "8"], "widths is for the mlp model"),
+        (["--window", "0"], "window"),
+    ],
+)
+def test_bad_config(recipe, tmp_path, flags, match):
+    with pytest.raises(ValueError, match=match):
+        recipe.main([*TINY, *flags, "--out", str(tmp_path)])

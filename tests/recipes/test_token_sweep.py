@@ -1,0 +1,143 @@
+"""recipes/token_sweep.py: the grids of every sweep and preset, a tiny sweep end to end, kill."""
+
+import importlib.util
+import json
+import math
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+RECIPE = REPO / "recipes" / "token_sweep.py"
+TINY = [
+    "--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "--seeds", "0",
+    "--epochs", "1", "--warmup-epochs", "0", "--min-steps", "0", "--test-examples", "500",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def recipe():
+    spec = importlib.util.spec_from_file_location("token_sweep_recipe", RECIPE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _build(recipe, *flags):
+    return recipe.build(recipe.configs.parse(recipe.Config, recipe.PRESETS, list(flags)))
+
+
+def test_paper_grids(recipe):
+    runs, figure = _build(recipe, "--preset", "paper", "--sweep", "size_window")
+    assert len(runs) == 4 * 4 * 9 * 3 + 2 * 4 * 3 * 3  # Figures 9/10, plus Figure 11's sizes
+    assert {r.model for r in runs} == {"mlp", "mlp2x", "transformer", "mixer"}
+    assert min(r.num_examples for r in runs) == 100
+    assert max(r.num_examples for r in runs) == 50_000_000
+    big = {r.model for r in runs if r.num_examples > 1_000_000}
+    assert big == {"mlp", "mixer"}
+    assert all((r.epochs, r.batch_size, r.min_steps, r.warmup_epochs) == (200, 1024, 800, 10)
+               for r in runs)  # fmt: skip
+    assert figure["panels"] == ["model"] and figure["x"] == "num_examples"
+
+    runs, _ = _build(recipe, "--preset", "paper", "--sweep", "aggregations")
+    assert {r.aggregation for r in runs} == {"mod_sum", "median", "maj_vote", "min", "max"}
+    runs, figure = _build(recipe, "--preset", "paper", "--sweep", "pointer")
+    assert {r.pointer for r in runs} == {False, True} and {r.model for r in runs} == {"mixer"}
+    assert figure["panels"] == ["pointer"]
+
+    runs, figure = _build(recipe, "--preset", "paper", "--sweep", "holdout")
+    ks = {w: sorted({r.holdout for r in runs if r.window == w}) for w in (2, 3)}
+    assert ks == {2: [0, 1, 2], 3: list(range(7))}  # k = 0..window!
+    assert len(runs) == (3 + 7) * 5 and {r.num_examples for r in runs} == {300_000}
+    assert figure["discard_below"] == 0.6  # the paper's rule for Figure 14
+
+
+def test_quick_grids_are_small(recipe):
+    for sweep in recipe.SWEEPS:
+        runs, _ = _build(recipe, "--sweep", sweep)
+        assert len(runs) <= 20, sweep
+        assert all(r.model == "mlp" and r.batch_size == 256 for r in runs)
+        assert max(r.num_examples for r in runs) <= 30_000
+    runs, _ = _build(recipe, "--sweep", "size_window")
+    assert {r.window for r in runs} == {1, 2} and min(r.num_examples for r in runs) == 1000
+
+
+def test_flags_replace_grid_defaults(recipe):
+    runs, _ = _build(recipe, "--sweep", "holdout", "--windows", "2", "--holdouts", "1", "2")
+    assert sorted(r.holdout for r in runs) == [1, 2]
+    runs, _ = _build(recipe, *TINY)
+    assert [(r.num_examples, r.epochs, r.test_examples) for r in runs] == [
+        (1000, 1, 500),
+        (2000, 1, 500),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("flags", "match"),
+    [
+        (["--sweep", "holdout", "--windows", "2", "--holdouts", "3"], "holdout must be in"),
+        (["--holdouts", "1"], "holdouts is for the holdout sweep"),
+        (["--models", "resnet18"], "model must be one of"),
+        (["--sizes", "0"], "num_examples"),
+        (["--shard", "2/2"], "shard"),
+    ],
+)
+def test_bad_config(recipe, flags, match, tmp_path):
+    with pytest.raises(ValueError, match=match):
+        recipe.main([*flags, "--dry-run", "--out", str(tmp_path)])
+
+
+def test_dry_run_trains_nothing(recipe, tmp_path, capsys):
+    result = recipe.main(["--preset", "paper", "--dry-run", "--out", str(tmp_path / "r")])
+    assert result["total"] == 504 and not (tmp_path / "r").exists()
+    assert "mixer: 144 runs, 1.55e+11 training examples" in capsys.readouterr().out
+
+
+@pytest.mark.slow  # two tiny runs and the figures: ~10 s each on a loaded CPU
+def test_tiny_sweep_end_to_end(recipe, tmp_path, capsys):
+    out = tmp_path / "results"
+    summary = recipe.main([*TINY, "--out", str(out)])
+    assert len(summary["trained"]) == 2 and summary["recorded_before"] == 0
+    frame = pd.read_json(out / "results.jsonl", lines=True)
+    assert sorted(frame["num_examples"]) == [1000, 2000] and frame["id"].is_unique
+    assert set(frame["sweep"]) == {"size_window"} and frame["test_accuracy"].between(0, 1).all()
+    for name in ("size_window_test_accuracy.png", "size_window_train_accuracy.png",
+                 "size_window.csv"):  # fmt: skip
+        assert (out / "figures" / name).is_file()
+    assert json.loads((out / "config_size_window.json").read_text())["sizes"] == [1000, 2000]
+    printed = capsys.readouterr().out
+    assert "[size_window] 2/2 runs done" in printed and "ETA" in printed
+    again = recipe.main([*TINY, "--out", str(out)])  # started again: nothing left to run
+    assert again["trained"] == [] and again["recorded_before"] == 2
+
+
+@pytest.mark.slow
+def test_sigkill_then_rerun_completes_without_duplicates(tmp_path):
+    """A real sweep process killed with SIGKILL after its first record, then started again."""
+    out = tmp_path / "results"
+    cmd = [sys.executable, str(RECIPE), *TINY, "--sizes", "1000", "2000", "3000",
+           "--epochs", "3", "--no-figures", "--out", str(out)]  # fmt: skip
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results = out / "results.jsonl"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (results.exists() and results.read_bytes()):
+        time.sleep(0.1)
+    time.sleep(1.0)  # into the second run
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    killed = pd.read_json(results, lines=True)
+    assert 1 <= len(killed) < 3
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"{len(killed)} already recorded" in done.stdout
+    frame = pd.read_json(results, lines=True)
+    assert sorted(frame["num_examples"]) == [1000, 2000, 3000] and frame["id"].is_unique
+    assert all(math.isfinite(a) for a in frame["test_accuracy"])
+    assert not list((out / "claims").glob("*.claim"))
