@@ -11,7 +11,7 @@ from typing import Any
 
 import keras
 
-from pvr_keras.training import records
+from pvr_keras.training import distribute, records
 from pvr_keras.training.checkpoint import Checkpoint
 from pvr_keras.training.plots import learning_curve
 
@@ -100,7 +100,9 @@ def compile_model(model, recipe, num_examples):
     model.compile(
         optimizer=recipe.make_optimizer(num_examples),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-        metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+        # Weighted: the zero-weight rows that pad a batch over several devices must not count
+        # (without sample weights this is plain accuracy).
+        weighted_metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
     )
     return model
 
@@ -117,6 +119,8 @@ def train(
     keep_checkpoint=False,
     title="",
     save_model=False,
+    devices=None,
+    distribution=None,
 ):
     """Trains a model with a recipe and writes its run record into ``out_dir``.
 
@@ -137,12 +141,21 @@ def train(
         keep_checkpoint: keep the resume checkpoint after the run (else it is removed).
         title: title of the learning-curve plot.
         save_model: also save the trained model as ``out_dir/model.keras`` (for analyses).
+        devices: devices to train on, data-parallel (``distribute.setup``): ``None`` all
+            accelerators, else the CPU; N the first N devices. The global batch is the recipe's.
+        distribution: a ``distribute.Placement`` made by ``distribute.setup`` at the start of
+            the program (needed for multi-host runs), instead of ``devices``.
 
     Returns:
         The run record dict (also in ``out_dir/record.json``).
     """
     config = json.loads(json.dumps(config or {}, default=str))  # as it reads back from JSON
-    run = _Run(out_dir, data)
+    if distribution is None:
+        distribution = distribute.setup(devices)
+    elif devices is not None:
+        raise ValueError(f"give devices or distribution, not both; received devices={devices}")
+    data = distribution.distribute_data(data)
+    run = _Run(distribution.run_dir(out_dir), data)
     record_path = run.out_dir / "record.json"
     if record_path.exists():
         found = records.read_record(record_path)
@@ -154,11 +167,13 @@ def train(
         if found.get("status") != "running" and run.checkpoint.latest() is None:
             print(f"{run.out_dir}: run already complete, not training again")
             return found
-    keras.utils.set_random_seed(seed)
-    model = compile_model(build_model(), recipe, data.num_examples)
+    with distribution.scope():
+        keras.utils.set_random_seed(seed)
+        model = compile_model(build_model(), recipe, data.num_examples)
+        distribution.prepare(model, data.test.element_spec)
+        state = run.checkpoint.restore(model)
     steps = recipe.steps_per_epoch(data.num_examples)
     epochs = recipe.num_epochs(data.num_examples)
-    state = run.checkpoint.restore(model)
     if state is not None:
         run.record = state["record"]
         run.record["resumed"] += 1
@@ -186,17 +201,19 @@ def train(
             "history": records.empty_history(),
             "wall_time_s": 0.0,
         }
+    run.record["distribution"] = distribution.describe()
     if initial_epoch < epochs:
-        model.fit(
-            data.make_train(initial_epoch),
-            epochs=epochs,
-            initial_epoch=initial_epoch,
-            steps_per_epoch=steps,
-            validation_data=data.test,
-            shuffle=False,  # the dataset reshuffles itself each epoch
-            callbacks=[keras.callbacks.TerminateOnNaN(), _EpochRecorder(run)],
-            verbose=verbose,
-        )
+        with distribution.scope():
+            model.fit(
+                data.make_train(initial_epoch),
+                epochs=epochs,
+                initial_epoch=initial_epoch,
+                steps_per_epoch=steps,
+                validation_data=data.test,
+                shuffle=False,  # the dataset reshuffles itself each epoch
+                callbacks=[keras.callbacks.TerminateOnNaN(), _EpochRecorder(run)],
+                verbose=verbose,
+            )
     if save_model:  # written whole, then renamed: a kill leaves no half model
         tmp = run.out_dir / f".tmp{os.getpid()}.model.keras"
         model.save(tmp)

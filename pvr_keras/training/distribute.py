@@ -1,0 +1,409 @@
+"""Data-parallel training on several devices or hosts, through each backend's own engine.
+
+- one device: plain Keras, on either backend.
+- several devices, one host: ``tf.distribute.MirroredStrategy`` on TensorFlow,
+  ``keras.distribution.DataParallel`` on JAX.
+- several hosts: ``tf.distribute.MultiWorkerMirroredStrategy`` configured by ``TF_CONFIG``
+  on TensorFlow; ``jax.distributed`` (through ``keras.distribution.initialize`` and its
+  ``KERAS_DISTRIBUTION_*`` variables) with a ``DataParallel`` mesh over every process's
+  devices on JAX.
+
+The global batch stays the recipe's batch: every step sees the same examples as a one-device
+run, split over the replicas, and the gradients are averaged over the whole batch. Call
+``setup`` at the start of the program (a multi-host engine must start before the backend runs
+anything), then build, compile and fit inside ``placement.scope()``; ``training.train`` does
+this when given ``distribution=setup(...)`` or ``devices=N``.
+
+A multi-host launch, one command per host (here two processes on one machine)::
+
+    # TensorFlow: TF_CONFIG names every worker; task.index is this process
+    TF_CONFIG='{"cluster": {"worker": ["127.0.0.1:12345", "127.0.0.1:12346"]},
+                "task": {"type": "worker", "index": 0}}' python recipes/token_pvr.py ...
+    # JAX: Keras's own variables, read by keras.distribution.initialize
+    KERAS_DISTRIBUTION_JOB_ADDRESSES=127.0.0.1:12345 KERAS_DISTRIBUTION_NUM_PROCESSES=2 \\
+        KERAS_DISTRIBUTION_PROCESS_ID=0 python recipes/token_pvr.py --backend jax ...
+"""
+
+import contextlib
+import dataclasses
+import json
+import os
+import pathlib
+from typing import Any
+
+import keras
+
+SINGLE = "single-device"
+MIRRORED = "tf.distribute.MirroredStrategy"
+MULTI_WORKER = "tf.distribute.MultiWorkerMirroredStrategy"
+DATA_PARALLEL = "keras.distribution.DataParallel"
+JAX_CLUSTER_VARS = (
+    "KERAS_DISTRIBUTION_JOB_ADDRESSES",
+    "KERAS_DISTRIBUTION_NUM_PROCESSES",
+    "KERAS_DISTRIBUTION_PROCESS_ID",
+)
+TF_CONFIG_JOBS = ("chief", "worker")
+
+
+@dataclasses.dataclass(frozen=True)
+class Placement:
+    """Where the replicas of a run live, and the engine that keeps them in step.
+
+    Attributes:
+        engine: ``SINGLE``, ``MIRRORED``, ``MULTI_WORKER`` or ``DATA_PARALLEL``.
+        devices: this process's devices that hold a replica.
+        num_replicas: replicas over all processes (the global batch is split this many ways).
+        num_processes: processes (hosts) training together.
+        process_index: this process's index; 0 is the chief, which writes the run folder.
+        strategy: the ``tf.distribute.Strategy`` or ``keras.distribution.Distribution``.
+    """
+
+    engine: str
+    devices: tuple
+    num_replicas: int = 1
+    num_processes: int = 1
+    process_index: int = 0
+    strategy: Any = dataclasses.field(default=None, repr=False, compare=False)
+
+    @property
+    def is_chief(self):
+        return self.process_index == 0
+
+    def scope(self):
+        """Context to build, compile, restore and fit the model in."""
+        if self.strategy is None:
+            return contextlib.nullcontext()
+        return self.strategy.scope()
+
+    def describe(self):
+        """JSON-ready summary for the run record."""
+        return {
+            "engine": self.engine,
+            "num_replicas": self.num_replicas,
+            "num_processes": self.num_processes,
+            "process_index": self.process_index,
+            "devices": list(self.devices),
+        }
+
+    def run_dir(self, out_dir):
+        """The chief writes ``out_dir``; every other process its own ``out_dir/process<i>``."""
+        out_dir = pathlib.Path(out_dir)
+        return out_dir if self.is_chief else out_dir / f"process{self.process_index}"
+
+    def distribute(self, dataset):
+        """A batched ``(x, y)`` dataset as this process must feed it to ``fit``/``evaluate``.
+
+        Each batch is padded to a multiple of the replica count with zero-weight rows, the
+        real rows weighing padded/real: the weighted mean loss and the (weighted) accuracy
+        of the padded batch equal those of the real batch, and every replica gets the same
+        number of rows. Without it a ragged last batch fails on JAX (a sharded array must
+        divide evenly) and on TensorFlow gives uneven replicas whose means are averaged as
+        if they were even. The engines then split each batch themselves: tf.distribute over
+        replicas and workers; on JAX each process keeps its contiguous share, which
+        keras.distribution assembles into the global batch.
+        """
+        if dataset is None or self.engine == SINGLE:
+            return dataset
+        if self.engine == DATA_PARALLEL:
+            pad = _padder(self.num_replicas, self.num_processes, self.process_index)
+        else:
+            pad = _padder(self.num_replicas, 1, 0)
+        return dataset.map(pad, deterministic=True)
+
+    def distribute_data(self, data):
+        """``TrainData`` with every stream passed through ``distribute``."""
+        make_train = data.make_train
+        return dataclasses.replace(
+            data,
+            make_train=lambda first_epoch: self.distribute(make_train(first_epoch)),
+            test=self.distribute(data.test),
+            train_eval=self.distribute(data.train_eval),
+        )
+
+    def prepare(self, model, element_spec):
+        """Builds a compiled model's state for ``fit``; call inside ``scope()``.
+
+        Works around two Keras 3 bugs with tf.distribute (the engine is unchanged): ``fit``
+        first reduces one input batch over the replicas to build the model, which turns int
+        tokens into float64 means under ``MirroredStrategy`` and fails outright under
+        ``MultiWorkerMirroredStrategy`` (keras-team/keras#20585, tensorflow#72388). The model
+        is built from the dataset's element spec instead, and ``fit`` (run in ``scope()``)
+        takes the strategy from the scope.
+        """
+        if self.engine not in (MIRRORED, MULTI_WORKER):
+            return
+        specs = tuple(keras.KerasTensor(s.shape, s.dtype.name) for s in element_spec)
+        model._symbolic_build(data_batch=specs)
+        model._distribute_strategy = None  # fit reads tf.distribute.get_strategy() instead
+
+
+def _padder(multiple, num_processes, process_index):
+    import tensorflow as tf
+
+    def pad(x, y, w=None):
+        real = tf.shape(y)[0]
+        size = (real + multiple - 1) // multiple * multiple
+        extra = size - real
+        weight = tf.cast(size, tf.float32) / tf.cast(real, tf.float32)
+        real_w = tf.fill([real], weight) if w is None else tf.cast(w, tf.float32) * weight
+        w = tf.concat([real_w, tf.zeros([extra])], 0)
+        x = tf.pad(x, [[0, extra]] + [[0, 0]] * (len(x.shape) - 1))
+        y = tf.pad(y, [[0, extra]] + [[0, 0]] * (len(y.shape) - 1))
+        share = size // num_processes
+        keep = slice(process_index * share, (process_index + 1) * share)
+        return x[keep], y[keep], w[keep]
+
+    return pad
+
+
+def _check_devices(devices):
+    if devices is not None and (
+        isinstance(devices, bool) or not isinstance(devices, int) or devices < 1
+    ):
+        raise ValueError(f"devices must be None (all) or a positive integer; received {devices!r}")
+
+
+def _pick(devices, available, kind):
+    """The first ``devices`` of ``available`` (default: all accelerators, else one CPU)."""
+    if devices is None:
+        return available if kind != "CPU" else available[:1]
+    if devices > len(available):
+        raise ValueError(
+            f"devices={devices} asks for more devices than this host has: {len(available)} "
+            f"visible {kind} device(s) ({', '.join(map(str, available))})"
+        )
+    return available[:devices]
+
+
+def parse_tf_config(text):
+    """Checks a ``TF_CONFIG`` for multi-worker training; returns (cluster, task type, index).
+
+    Raises:
+        ValueError: not JSON, no ``cluster`` of "host:port" lists for ``chief``/``worker``
+            jobs, or a ``task`` that is not one of them.
+
+    Example:
+        >>> parse_tf_config('{"cluster": {"worker": ["127.0.0.1:2222", "127.0.0.1:2223"]},'
+        ...                 ' "task": {"type": "worker", "index": 1}}')[1:]
+        ('worker', 1)
+    """
+    where = "TF_CONFIG"
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where} must be JSON; received {text!r} ({e})") from None
+    if not isinstance(config, dict) or not isinstance(config.get("cluster"), dict):
+        raise ValueError(
+            f'{where} must be {{"cluster": {{"worker": ["host:port", ...]}}, "task": '
+            f'{{"type": "worker", "index": i}}}}; received {text!r}'
+        )
+    cluster = config["cluster"]
+    for job, addresses in cluster.items():
+        if job not in TF_CONFIG_JOBS:
+            raise ValueError(
+                f"{where} cluster jobs must be among {', '.join(TF_CONFIG_JOBS)} for "
+                f"MultiWorkerMirroredStrategy; received job {job!r}"
+            )
+        if (
+            not isinstance(addresses, list)
+            or not addresses
+            or not all(isinstance(a, str) and a.rpartition(":")[2].isdigit() for a in addresses)
+        ):
+            raise ValueError(
+                f'{where} cluster["{job}"] must be a non-empty list of "host:port"; '
+                f"received {addresses!r}"
+            )
+    task = config.get("task")
+    if not isinstance(task, dict) or task.get("type") not in cluster:
+        raise ValueError(
+            f"{where} task must name a job of the cluster ({', '.join(cluster)}) and an index; "
+            f"received {task!r}"
+        )
+    index = task.get("index")
+    size = len(cluster[task["type"]])
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < size:
+        raise ValueError(
+            f"{where} task index must be an integer in [0, {size}) for job "
+            f"{task['type']!r}; received {index!r}"
+        )
+    return cluster, task["type"], index
+
+
+def parse_jax_cluster(environ=None):
+    """Reads Keras's multi-process variables; returns None or (addresses, count, index).
+
+    Raises:
+        ValueError: some but not all of ``JAX_CLUSTER_VARS`` set, or values that are not
+            "host:port", a positive count, and an index in [0, count).
+    """
+    environ = os.environ if environ is None else environ
+    given = {name: environ.get(name) for name in JAX_CLUSTER_VARS}
+    if not any(given.values()):
+        return None
+    missing = [name for name, value in given.items() if not value]
+    if missing:
+        raise ValueError(
+            f"a multi-process JAX run needs all of {', '.join(JAX_CLUSTER_VARS)}; "
+            f"missing {', '.join(missing)}"
+        )
+    addresses, count, index = given.values()
+    if not all(a.rpartition(":")[2].isdigit() for a in addresses.split(",")):
+        raise ValueError(
+            f'KERAS_DISTRIBUTION_JOB_ADDRESSES must be "host:port" (the coordinator, process '
+            f"0), or a comma-separated list of them; received {addresses!r}"
+        )
+    if not count.isdigit() or int(count) < 1:
+        raise ValueError(
+            f"KERAS_DISTRIBUTION_NUM_PROCESSES must be a positive integer; received {count!r}"
+        )
+    if not index.isdigit() or int(index) >= int(count):
+        raise ValueError(
+            f"KERAS_DISTRIBUTION_PROCESS_ID must be an integer in [0, {count}); received {index!r}"
+        )
+    return addresses, int(count), int(index)
+
+
+def split_cpu(count):
+    """Makes the host CPU appear as ``count`` devices, to try multi-device code without GPUs.
+
+    Must run before the backend initialises its devices (first thing in a program).
+
+    Example:
+        >>> split_cpu(2)  # then setup(2) runs two replicas on the CPU
+    """
+    _check_devices(count)
+    if keras.backend.backend() == "jax":
+        import jax
+
+        try:
+            jax.config.update("jax_num_cpu_devices", count)
+        except RuntimeError as e:
+            raise RuntimeError(
+                f"split_cpu must run before JAX initialises its devices: {e}"
+            ) from None
+        return
+    import tensorflow as tf
+
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    try:
+        config = [tf.config.LogicalDeviceConfiguration() for _ in range(count)]
+        tf.config.set_logical_device_configuration(cpu, config)
+    except RuntimeError as e:
+        raise RuntimeError(
+            f"split_cpu must run before TensorFlow initialises its devices: {e}"
+        ) from None
+
+
+def setup(devices=None):
+    """Chooses the engine for this process from the backend, the environment and ``devices``.
+
+    Args:
+        devices: ``None`` uses every visible accelerator, or the CPU when there is none; an
+            integer N uses the first N devices. In a multi-host run (``TF_CONFIG`` on
+            TensorFlow, ``KERAS_DISTRIBUTION_*`` on JAX) each process uses all its devices.
+
+    Returns:
+        A ``Placement``.
+
+    Raises:
+        ValueError: ``devices`` not a positive integer, more devices asked than exist, or a
+            malformed ``TF_CONFIG`` / ``KERAS_DISTRIBUTION_*`` environment.
+
+    Example:
+        >>> placement = setup()          # one CPU here: plain Keras
+        >>> placement.engine, placement.num_replicas
+        ('single-device', 1)
+    """
+    _check_devices(devices)
+    if keras.backend.backend() == "jax":
+        return _setup_jax(devices)
+    if keras.backend.backend() == "tensorflow":
+        return _setup_tensorflow(devices)
+    raise ValueError(f"backend must be tensorflow or jax; received {keras.backend.backend()!r}")
+
+
+def _setup_tensorflow(devices):
+    import tensorflow as tf
+
+    if os.environ.get("TF_CONFIG"):
+        cluster, task_type, index = parse_tf_config(os.environ["TF_CONFIG"])
+        strategy = tf.distribute.MultiWorkerMirroredStrategy()
+        local = tuple(strategy.extended.worker_devices)
+        if devices is not None and devices != len(local):
+            raise ValueError(
+                f"in a multi-worker run each worker uses all its {len(local)} visible "
+                f"device(s); received devices={devices} (hide devices with "
+                "CUDA_VISIBLE_DEVICES instead)"
+            )
+        order = [(job, i) for job in TF_CONFIG_JOBS for i in range(len(cluster.get(job, ())))]
+        _patch_keras_multi_worker_reduce()
+        return Placement(
+            MULTI_WORKER,
+            local,
+            strategy.num_replicas_in_sync,
+            len(order),
+            order.index((task_type, index)),
+            strategy,
+        )
+    accelerators = tf.config.list_logical_devices("GPU")
+    kind = "GPU" if accelerators else "CPU"
+    names = tuple(d.name for d in (accelerators or tf.config.list_logical_devices("CPU")))
+    chosen = _pick(devices, names, kind)
+    if len(chosen) == 1:
+        return Placement(SINGLE, chosen)
+    return Placement(MIRRORED, chosen, len(chosen), strategy=tf.distribute.MirroredStrategy(chosen))
+
+
+def _setup_jax(devices):
+    cluster = parse_jax_cluster()
+    if cluster is not None:
+        addresses, count, index = cluster
+        keras.distribution.initialize(addresses, count, index)
+    import jax
+
+    if cluster is not None:
+        local = tuple(jax.local_devices())
+        if devices is not None and devices != len(local):
+            raise ValueError(
+                f"in a multi-process run each process uses all its {len(local)} visible "
+                f"device(s); received devices={devices}"
+            )
+        chosen = jax.devices()
+    else:
+        available = jax.devices()
+        kind = "CPU" if available[0].platform == "cpu" else available[0].platform.upper()
+        chosen = _pick(devices, available, kind)
+        local = tuple(chosen)
+        if len(chosen) == 1:
+            return Placement(SINGLE, tuple(map(str, chosen)))
+    # Our pipelines pad and split batches themselves (``Placement.distribute``): Keras's
+    # auto-sharding needs a static batch size and drops ragged last batches.
+    strategy = keras.distribution.DataParallel(devices=chosen, auto_shard_dataset=False)
+    return Placement(
+        DATA_PARALLEL,
+        tuple(map(str, local)),
+        len(chosen),
+        jax.process_count(),
+        jax.process_index(),
+        strategy,
+    )
+
+
+def _patch_keras_multi_worker_reduce():
+    """Keras 3 ``fit`` under MultiWorkerMirroredStrategy reduces each scalar metric with
+    ``strategy.reduce("MEAN", v, axis=0)``, which fails on scalars ("Invalid reduction
+    dimension 0 for input with 0 dimensions", tensorflow#72388, keras-team/keras#20585). The
+    metric values are already synchronised across workers; reduce them without an axis."""
+    from keras.src.backend.tensorflow import trainer
+
+    if getattr(trainer.reduce_per_replica, "_pvr_patched", False):
+        return
+    original = trainer.reduce_per_replica
+
+    def reduce_per_replica(values, strategy, reduction):
+        if reduction == "auto" and trainer._collective_all_reduce_multi_worker(strategy):
+            return keras.tree.map_structure(lambda v: strategy.reduce("MEAN", v, None), values)
+        return original(values, strategy, reduction)
+
+    reduce_per_replica._pvr_patched = True
+    trainer.reduce_per_replica = reduce_per_replica
