@@ -186,17 +186,11 @@ def make_examples(task, key, split, holdout=False, data_dir=None):
     pointer_images, pointer_labels = load_images(task.pointer_source, split, data_dir)
     value_images, value_labels = load_images(task.values, split, data_dir)
     pools = _pools(task, split, holdout, value_labels)
-    images = (
-        [pointer_images]
-        if task.values == task.pointer_source
-        else [
-            pointer_images,
-            value_images,
-        ]
-    )
+    same = task.values == task.pointer_source
+    images = [pointer_images] if same else [pointer_images, value_images]
     sources = [(tf.constant(column_table(im)), im.shape) for im in images]
     pointer_labels_t = tf.constant(pointer_labels)
-    value_labels_t = tf.constant(value_labels) if len(images) > 1 else pointer_labels_t
+    value_labels_t = pointer_labels_t if same else tf.constant(value_labels)
     pools_t = [None if pool is None else tf.constant(pool) for pool in pools]
     sizes = [len(pointer_labels)] + [
         len(value_labels) if pool is None else len(pool) for pool in pools

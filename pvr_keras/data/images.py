@@ -34,9 +34,9 @@ def _prepare_hint(name):
 def resolve_data_dir(data_dir=None):
     """The TFDS data dir used for ``data_dir``: (absolute path, where it came from)."""
     if data_dir is not None:
-        return os.path.abspath(os.fspath(data_dir)), "data_dir"
+        return os.path.abspath(os.path.expanduser(os.fspath(data_dir))), "data_dir"
     if os.environ.get("TFDS_DATA_DIR"):
-        return os.path.abspath(os.environ["TFDS_DATA_DIR"]), "TFDS_DATA_DIR"
+        return os.path.abspath(os.path.expanduser(os.environ["TFDS_DATA_DIR"])), "TFDS_DATA_DIR"
     return os.path.expanduser("~/tensorflow_datasets"), "the TFDS default"
 
 
