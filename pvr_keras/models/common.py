@@ -76,8 +76,8 @@ class CheckedModel(keras.Model):
         spec = self.inputs[0]
         if isinstance(x, dict) and spec.name in x:
             x = x[spec.name]
-        elif isinstance(x, list | tuple) and len(x) == 1:
-            x = x[0]
+        elif isinstance(x, list | tuple) and len(x) == 1 and hasattr(x[0], "shape"):
+            x = x[0]  # [tensor], as Keras allows for a one-input model
         if not (hasattr(x, "shape") and hasattr(x, "dtype")):
             x = np.asarray(x)
         dtype = keras.backend.standardize_dtype(x.dtype)
