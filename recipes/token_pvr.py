@@ -3,6 +3,7 @@
     python recipes/token_pvr.py                       # quick: MLP, window 1, mod_sum, on CPU
     python recipes/token_pvr.py --window 2 --aggregation maj_vote --backend jax
     python recipes/token_pvr.py --preset paper --num-examples 1000000
+    python recipes/token_pvr.py --devices 4           # data-parallel on 4 GPUs, same batch
 
 Writes into ``--out``: config.json, record.json (the run record), history.csv and
 learning_curve.png. Quick preset: >= 99% test accuracy on window 1 mod_sum in a few minutes on
@@ -42,6 +43,12 @@ class Config:
     backend: str | None = dataclasses.field(
         default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
     )
+    devices: int | None = dataclasses.field(
+        default=None,
+        metadata={
+            "help": "train data-parallel on the first N devices (default: all GPUs, else CPU)"
+        },
+    )
     out: str = dataclasses.field(
         default="runs/token_pvr/{model}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
@@ -58,6 +65,10 @@ def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
     if cfg.backend:
         os.environ["KERAS_BACKEND"] = cfg.backend
+    from pvr_keras.training import distribute
+
+    # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
+    placement = distribute.setup(cfg.devices)
     from pvr_keras import models, training
     from pvr_keras.tasks import TokenTask
     from pvr_keras.training.inputs import token_train_data
@@ -94,8 +105,11 @@ def main(argv=None):
         data,
         recipe,
         out,
-        config=configs.to_dict(cfg),
+        # The device count changes no result (the global batch is the same): a run killed
+        # on N devices may resume on M.
+        config={k: v for k, v in configs.to_dict(cfg).items() if k != "devices"},
         seed=cfg.seed,
+        distribution=placement,
         title=f"{cfg.model}, window {cfg.window} {cfg.aggregation}, {cfg.num_examples} examples",
     )
     final = record["final"]

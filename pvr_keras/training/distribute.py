@@ -108,7 +108,7 @@ class Placement:
             pad = _padder(self.num_replicas, self.num_processes, self.process_index)
         else:
             pad = _padder(self.num_replicas, 1, 0)
-        return dataset.map(pad, deterministic=True)
+        return dataset.map(pad)
 
     def distribute_data(self, data):
         """``TrainData`` with every stream passed through ``distribute``."""
