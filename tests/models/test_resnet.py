@@ -16,12 +16,14 @@ def torch_out(n, kernel, stride, padding):
     return (n + 2 * padding - kernel) // stride + 1
 
 
+@pytest.mark.slow  # 20-40 s on JAX on 2 shared cores (per-shape compiles)
 def test_resnet18_model(tmp_path):
     # Width 2 everywhere: JAX compiles each initialiser per weight shape, so shared shapes
     # keep the file fast.
     run_model_test(resnet18, {"input_shape": (32, 32, 3), "width": 2}, images(), tmp_path=tmp_path)
 
 
+@pytest.mark.slow  # full-size build: 10-20 s on JAX on 2 shared cores
 def test_trainable_parameter_count_matches_torchvision():
     assert count_trainable(resnet18((32, 32, 3))) == 11_181_642
 

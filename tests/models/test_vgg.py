@@ -13,6 +13,7 @@ def test_vgg11_bn_model(tmp_path):
     )
 
 
+@pytest.mark.slow  # full-size build: 10-20 s on JAX on 2 shared cores
 def test_trainable_parameter_count_matches_torchvision():
     assert count_trainable(vgg11_bn((32, 32, 3))) == 128_812_810
 
