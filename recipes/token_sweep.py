@@ -23,7 +23,7 @@ share ``OUT`` (claims) and/or take ``--shard i/n`` of the grid. At the end (and 
 Presets. ``quick`` (default) runs on a 2-core CPU in under 20 minutes per sweep: the MLP only
 (the other architectures cost 6-60x more per example on a CPU), training sets of 10^3-3x10^4,
 2,000 test examples, and a shortened recipe: batch 256 (not 1024: four times the updates per
-epoch, which these small sets need), 10 epochs with a 1-epoch warm-up, and at least 400 steps
+epoch, which these small sets need), 10 epochs with a 1-epoch warm-up, and at least 200 steps
 (the paper: 800) so that tiny sets still fit. The ``pointer`` quick sweep uses the MLP where the
 paper uses MLP-Mixer. ``paper`` carries the paper's grids with its recipe (SGD momentum 0.9,
 batch 1024, 200 epochs, 10 warm-up, >= 800 steps), 3 seeds (5 for holdout), 10,000 test
@@ -57,7 +57,7 @@ MASSIVE_SIZES = (3_000_000, 10_000_000, 50_000_000)  # Figure 11: MLP and MLP-Mi
 QUICK_RECIPE = dict(
     epochs=10,
     warmup_epochs=1,
-    min_steps=400,
+    min_steps=200,
     batch_size=256,
     learning_rate=0.05,
     test_examples=2_000,

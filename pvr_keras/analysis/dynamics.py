@@ -6,34 +6,34 @@ The rule, stated once (``RULE``):
    training examples after the epoch (``train_eval_accuracy`` of the run record), is
    ``>= threshold`` (default 0.999, i.e. 100% up to 1 example in 1000). A run that never
    gets there has no fit epoch.
-2. The fit epochs of the runs that fit are sorted, and the largest jump between neighbours
-   ``a < b`` is found, counting only jumps with ``b >= min_ratio * a`` (default 1.5) and
-   ``b - a >= min_gap`` epochs (default 2). If there is one, the runs that fit by ``a`` are
-   *fast* and those fitting at ``b`` or later *slow*; if there is none, every run that fits is
-   fast (no slow learner among them).
-3. A run that never fits is *slow*.
+2. Let ``e0`` be the earliest fit epoch among the runs. A run is *fast* if it fits by
+   ``fast_within * e0`` (default 1.25), *slow* if it fits at ``slow_after * e0`` (default 1.5)
+   or later and at least ``min_gap`` epochs (default 2) after ``e0``, or never fits, and
+   *between* otherwise (neither, left out of the comparison).
 
 So "fast" and "slow" are relative to the other runs (seeds) of the same setting, as in the
-paper, and a set of runs that all learn at about the same pace has no slow learner.
+paper; runs that all learn at about the same pace have no slow learner, and the fastest run
+sets the pace whatever the majority does.
 """
 
 import dataclasses
 import math
 
 THRESHOLD = 0.999
-MIN_RATIO = 1.5
+FAST_WITHIN = 1.25
+SLOW_AFTER = 1.5
 MIN_GAP = 2
 RULE = (
     "fit epoch = first epoch with training accuracy (evaluated after the epoch) >= "
-    "{threshold}; runs are split at the largest jump a -> b between sorted fit epochs with "
-    "b >= {min_ratio} a and b - a >= {min_gap} epochs: fit by a = fast, at b or later = slow; "
-    "no such jump = all fast; never fits = slow"
+    "{threshold}; with e0 the earliest fit epoch of the runs: fast = fits by {fast_within} e0, "
+    "slow = fits at {slow_after} e0 or later and >= {min_gap} epochs after e0, or never fits; "
+    "between = neither"
 )
 
 
 @dataclasses.dataclass(frozen=True)
 class Learner:
-    """How one run learned: its name, fit epoch (None: never) and ``"fast"``/``"slow"``."""
+    """How one run learned: name, fit epoch (None: never), ``"fast"``/``"between"``/``"slow"``."""
 
     name: str
     fit_epoch: int | None
@@ -91,14 +91,27 @@ def fit_epoch(history, threshold=THRESHOLD, key="train_eval_accuracy"):
     return None
 
 
-def classify(histories, *, threshold=THRESHOLD, min_ratio=MIN_RATIO, min_gap=MIN_GAP):
-    """Labels each run fast or slow by the rule of this module (``RULE``).
+def _check_number(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= minimum:
+        raise ValueError(f"{name} must be a number >= {minimum}; received {value!r}")
+
+
+def classify(
+    histories,
+    *,
+    threshold=THRESHOLD,
+    fast_within=FAST_WITHIN,
+    slow_after=SLOW_AFTER,
+    min_gap=MIN_GAP,
+):
+    """Labels each run fast, slow or between by the rule of this module (``RULE``).
 
     Args:
         histories: ``{name: history}`` (see ``fit_epoch``), e.g. one entry per seed.
         threshold: training accuracy that counts as fitted.
-        min_ratio: least ratio of neighbouring fit epochs that separates fast from slow.
-        min_gap: least difference (epochs) of neighbouring fit epochs that separates them.
+        fast_within: fast runs fit within this factor of the earliest fit epoch.
+        slow_after: slow runs fit at this factor of the earliest fit epoch or later.
+        min_gap: and at least this many epochs after it.
 
     Returns:
         A list of ``Learner``, sorted fastest first (never-fitting runs last, by name).
@@ -110,21 +123,23 @@ def classify(histories, *, threshold=THRESHOLD, min_ratio=MIN_RATIO, min_gap=MIN
     """
     if not isinstance(histories, dict) or not histories:
         raise ValueError("histories must be a non-empty dict {name: history}")
-    if isinstance(min_ratio, bool) or not isinstance(min_ratio, int | float) or min_ratio < 1:
-        raise ValueError(f"min_ratio must be a number >= 1; received {min_ratio!r}")
-    if isinstance(min_gap, bool) or not isinstance(min_gap, int | float) or min_gap < 0:
-        raise ValueError(f"min_gap must be a number >= 0; received {min_gap!r}")
+    _check_number("fast_within", fast_within, 1)
+    _check_number("slow_after", slow_after, 1)
+    _check_number("min_gap", min_gap, 0)
+    if slow_after < fast_within:
+        raise ValueError(
+            f"slow_after must be >= fast_within; received {slow_after} < {fast_within}"
+        )
     epochs = {name: fit_epoch(h, threshold) for name, h in histories.items()}
-    fitted = sorted({e for e in epochs.values() if e is not None})
-    cut = math.inf  # fit epochs <= cut are fast
-    best = None
-    for a, b in zip(fitted, fitted[1:], strict=False):
-        if b >= min_ratio * a and b - a >= min_gap and (best is None or b / a > best):
-            best, cut = b / a, a
-    learners = [
-        Learner(str(name), e, "fast" if e is not None and e <= cut else "slow")
-        for name, e in epochs.items()
-    ]
+    fitted = [e for e in epochs.values() if e is not None]
+    first = min(fitted) if fitted else math.inf
+
+    def speed(e):
+        if e is None or (e >= slow_after * first and e - first >= min_gap):
+            return "slow"
+        return "fast" if e <= fast_within * first else "between"
+
+    learners = [Learner(str(name), e, speed(e)) for name, e in epochs.items()]
     return sorted(learners, key=lambda r: (r.fit_epoch is None, r.fit_epoch or 0, r.name))
 
 
@@ -151,6 +166,10 @@ def pick_fast_slow(learners):
     )
 
 
-def describe_rule(threshold=THRESHOLD, min_ratio=MIN_RATIO, min_gap=MIN_GAP):
+def describe_rule(
+    threshold=THRESHOLD, fast_within=FAST_WITHIN, slow_after=SLOW_AFTER, min_gap=MIN_GAP
+):
     """The rule in words, with its parameters filled in."""
-    return RULE.format(threshold=threshold, min_ratio=min_ratio, min_gap=min_gap)
+    return RULE.format(
+        threshold=threshold, fast_within=fast_within, slow_after=slow_after, min_gap=min_gap
+    )

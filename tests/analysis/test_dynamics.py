@@ -1,5 +1,3 @@
-import math
-
 import pytest
 
 from pvr_keras.analysis import Learner, classify, describe_rule, fit_epoch, pick_fast_slow
@@ -14,18 +12,23 @@ def _curve(fit_at, epochs=30, start=0.1):
     ]
 
 
-def _slow_reference(histories, threshold, min_ratio, min_gap):
-    """The rule written out directly: try every split, keep the largest qualifying ratio."""
+def _slow_reference(histories, threshold, fast_within, slow_after, min_gap):
+    """The rule written out directly, run by run."""
     fit = {}
     for name, accs in histories.items():
         fit[name] = next((e for e, a in enumerate(accs, 1) if a >= threshold), None)
-    finite = sorted(set(v for v in fit.values() if v is not None))
-    best = (0.0, math.inf)
-    for i in range(len(finite) - 1):
-        a, b = finite[i], finite[i + 1]
-        if b / a >= min_ratio and b - a >= min_gap and b / a > best[0]:
-            best = (b / a, a)
-    return {n: ("fast" if e is not None and e <= best[1] else "slow") for n, e in fit.items()}
+    finite = [e for e in fit.values() if e is not None]
+    speeds = {}
+    for name, e in fit.items():
+        if e is None:
+            speeds[name] = "slow"
+        elif e <= fast_within * min(finite):
+            speeds[name] = "fast"
+        elif e >= slow_after * min(finite) and e - min(finite) >= min_gap:
+            speeds[name] = "slow"
+        else:
+            speeds[name] = "between"
+    return speeds
 
 
 def test_fit_epoch():
@@ -45,7 +48,7 @@ def test_two_clear_groups():
     assert [(r.name, r.fit_epoch, r.speed) for r in learners] == [
         ("s1", 5, "fast"),
         ("s0", 6, "fast"),
-        ("s2", 7, "fast"),
+        ("s2", 7, "between"),  # after 1.25 x 5 epochs, before 1.5 x 5
         ("s3", 18, "slow"),
         ("s4", None, "slow"),
     ]
@@ -54,19 +57,25 @@ def test_two_clear_groups():
 
 
 def test_even_pace_has_no_slow_learner():
-    learners = classify({f"s{i}": _curve(e) for i, e in enumerate([8, 9, 10, 11, 12])})
-    assert {r.speed for r in learners} == {"fast"}
+    learners = classify({f"s{i}": _curve(e) for i, e in enumerate([10, 11, 12, 13, 14])})
+    assert [r.speed for r in learners] == ["fast", "fast", "fast", "between", "between"]
     assert pick_fast_slow(learners)[2] is None
 
 
-def test_small_jumps_do_not_split():
-    # Ratio 2 but a gap of one epoch only: not a separate group at min_gap=2.
+def test_the_fastest_run_sets_the_pace_even_when_slow_ones_are_the_majority():
+    learners = classify({f"s{i}": _curve(e, 60) for i, e in enumerate([10, 40, 45, 50, None])})
+    assert [r.speed for r in learners] == ["fast", "slow", "slow", "slow", "slow"]
+    fast1, fast2, slow = pick_fast_slow(learners)
+    assert fast1.name == "s0" and fast2 is None and slow.fit_epoch == 50
+
+
+def test_small_jumps_do_not_make_a_slow_learner():
+    # Twice as many epochs but one epoch later only: not slow at min_gap=2.
     learners = classify({"a": _curve(1), "b": _curve(2)})
-    assert [r.speed for r in learners] == ["fast", "fast"]
+    assert [r.speed for r in learners] == ["fast", "between"]
     learners = classify({"a": _curve(1), "b": _curve(2)}, min_gap=1)
     assert [r.speed for r in learners] == ["fast", "slow"]
-    # A gap of 4 epochs but a ratio of 1.2: not a split at min_ratio=1.5.
-    learners = classify({"a": _curve(20), "b": _curve(24)})
+    learners = classify({"a": _curve(20), "b": _curve(24)})  # within 1.25 x: both fast
     assert [r.speed for r in learners] == ["fast", "fast"]
 
 
@@ -90,13 +99,14 @@ def test_against_the_rule_written_out(seed):
     histories = {
         f"s{i}": _curve(rng.choice([None, *range(1, 30)])) for i in range(rng.randint(1, 8))
     }
-    got = {r.name: r.speed for r in classify(histories, min_ratio=1.4, min_gap=3)}
-    assert got == _slow_reference(histories, 0.999, 1.4, 3)
+    got = {r.name: r.speed for r in classify(histories, fast_within=1.1, slow_after=1.4, min_gap=3)}
+    assert got == _slow_reference(histories, 0.999, 1.1, 1.4, 3)
 
 
 def test_rule_is_stated():
-    text = describe_rule(0.99, 2.0, 3)
-    assert "0.99" in text and "2.0 a" in text and "3 epochs" in text and "never fits = slow" in text
+    text = describe_rule(0.99, 1.2, 2.0, 3)
+    assert "0.99" in text and "by 1.2 e0" in text and "at 2.0 e0" in text and ">= 3 epochs" in text
+    assert "or never fits" in text
     assert Learner("a", None, "slow").fit_epoch is None
 
 
@@ -111,7 +121,9 @@ def test_rule_is_stated():
         (lambda: fit_epoch(3), "sequence of per-epoch accuracies"),
         (lambda: classify({}), "non-empty dict"),
         (lambda: classify([[1.0]]), "non-empty dict"),
-        (lambda: classify({"a": [1.0]}, min_ratio=0.5), "min_ratio must be a number >= 1"),
+        (lambda: classify({"a": [1.0]}, fast_within=0.5), "fast_within must be a number >= 1"),
+        (lambda: classify({"a": [1.0]}, slow_after="x"), "slow_after must be a number >= 1"),
+        (lambda: classify({"a": [1.0]}, fast_within=2, slow_after=1.5), "slow_after must be >="),
         (lambda: classify({"a": [1.0]}, min_gap=-1), "min_gap must be a number >= 0"),
     ],
 )
