@@ -1,0 +1,263 @@
+"""keras-tuner HyperModels over the library's builders, with the paper's search space.
+
+Appendix A: "a small scale hyperparameter sweep on different optimizers (SGD, Adam, Adagrad,
+LAMB), learning rates (1e-3 ~ 4e-1) and batch sizes (128, 256, 512, 1024, 2048, 4096)". The
+model knobs and the optimizer are chosen in ``build(hp)``; the batch size and the number of
+epochs in ``fit(hp, model, ...)``, as keras-tuner's docs do it.
+"""
+
+import math
+
+import keras
+import keras_tuner
+
+from pvr_keras import data, models
+from pvr_keras.models import TOKEN_MODELS
+from pvr_keras.tasks import TokenTask
+from pvr_keras.training.schedules import WarmupCosine
+
+OPTIMIZERS = ("sgd", "adam", "adagrad", "lamb")
+LEARNING_RATES = (1e-3, 4e-1)
+BATCH_SIZES = (128, 256, 512, 1024, 2048, 4096)
+TUNERS = ("random", "hyperband", "bayesian")
+OBJECTIVE = "val_accuracy"
+EVAL_BATCH_SIZE = 4096
+
+
+def make_optimizer(name, learning_rate, *, momentum=0.9, weight_decay=1e-5):
+    """A Keras optimizer of the paper's sweep: ``sgd`` (with momentum), ``adam``, ``adagrad``
+    or ``lamb``, each with decoupled weight decay.
+
+    Example:
+        >>> type(make_optimizer("lamb", 0.01)).__name__
+        'Lamb'
+    """
+    decay = weight_decay or None
+    if name == "sgd":
+        return keras.optimizers.SGD(learning_rate, momentum=momentum, weight_decay=decay)
+    if name == "adam":
+        return keras.optimizers.Adam(learning_rate, weight_decay=decay)
+    if name == "adagrad":
+        return keras.optimizers.Adagrad(learning_rate, weight_decay=decay)
+    if name == "lamb":
+        return keras.optimizers.Lamb(learning_rate, weight_decay=decay)
+    raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; received {name!r}")
+
+
+def _check_subset(name, values, allowed):
+    values = tuple(values)
+    bad = [v for v in values if v not in allowed]
+    if not values or bad:
+        raise ValueError(
+            f"{name} must be a non-empty selection of {', '.join(map(str, allowed))}; "
+            f"received {values!r}"
+        )
+    return values
+
+
+class TokenHyperModel(keras_tuner.HyperModel):
+    """Searches the paper's optimizer, learning rate and batch size for a token PVR task.
+
+    Each trial builds ``models.get(model, **model_kwargs[model])`` for the task, trains it on
+    the first ``num_examples`` training examples with a linear warm-up then cosine schedule
+    over ``epochs`` (the paper's recipe shape, weight decay 1e-5, SGD momentum 0.9) and
+    reports ``val_accuracy`` on ``val_examples`` examples of the test split drawn with seed
+    ``seed + 1`` (independent of the test set a final run reports with ``seed``).
+
+    Args:
+        task: the ``TokenTask``.
+        num_examples: training-set size.
+        val_examples: validation-set size.
+        models: model names to choose from (``models.TOKEN_MODELS``).
+        model_kwargs: ``{name: kwargs}`` passed to the builder (e.g. smaller widths).
+        epochs: epochs per trial (Hyperband's ``max_epochs``).
+        warmup_epochs: linear warm-up epochs.
+        optimizers: optimizers to choose from (``OPTIMIZERS``).
+        learning_rates: (low, high) of the log-uniform learning rate.
+        batch_sizes: batch sizes to choose from.
+        seed: seeds the data and each trial's initial weights.
+        holdout: holdout-k of the training/validation data (Section 6.2).
+
+    Example:
+        >>> hypermodel = TokenHyperModel(TokenTask(), 50_000)
+        >>> tuner = make_tuner("random", hypermodel, max_trials=20, directory="runs/tune")
+        >>> tuner.search()
+    """
+
+    def __init__(
+        self,
+        task,
+        num_examples,
+        *,
+        val_examples=10_000,
+        models=("mlp",),
+        model_kwargs=None,
+        epochs=10,
+        warmup_epochs=1,
+        optimizers=OPTIMIZERS,
+        learning_rates=LEARNING_RATES,
+        batch_sizes=BATCH_SIZES,
+        seed=0,
+        holdout=0,
+        name="token_pvr",
+    ):
+        super().__init__(name=name)
+        if not isinstance(task, TokenTask):
+            raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
+        self.models = _check_subset("models", models, TOKEN_MODELS)
+        self.optimizers = _check_subset("optimizers", optimizers, OPTIMIZERS)
+        self.batch_sizes = _check_subset("batch_sizes", batch_sizes, BATCH_SIZES)
+        low, high = learning_rates
+        if not 0 < low < high:
+            raise ValueError(
+                f"learning_rates must be (low, high), 0 < low < high; received {learning_rates!r}"
+            )
+        for label, value in (
+            ("num_examples", num_examples),
+            ("val_examples", val_examples),
+            ("epochs", epochs),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{label} must be a positive integer; received {value!r}")
+        if not 0 <= warmup_epochs <= epochs:
+            raise ValueError(
+                f"warmup_epochs must be in [0, epochs={epochs}]; received {warmup_epochs!r}"
+            )
+        task.check_holdout(holdout)
+        self.task = task
+        self.num_examples = num_examples
+        self.val_examples = val_examples
+        self.model_kwargs = dict(model_kwargs or {})
+        self.epochs = epochs
+        self.warmup_epochs = warmup_epochs
+        self.learning_rates = (float(low), float(high))
+        self.seed = seed
+        self.holdout = holdout
+
+    def declare_hyperparameters(self, hp):
+        # The batch size is used in fit; declared up front, the first trial samples it too
+        # (otherwise keras-tuner only learns of it after that trial and uses its default).
+        hp.Choice("batch_size", self.batch_sizes)
+
+    def build(self, hp):
+        name = hp.Choice("model", self.models)
+        optimizer = hp.Choice("optimizer", self.optimizers)
+        learning_rate = hp.Float("learning_rate", *self.learning_rates, sampling="log")
+        keras.utils.set_random_seed(self.seed)
+        model = models.get(
+            name,
+            seq_len=self.task.seq_len,
+            vocab=self.task.num_values,
+            num_classes=self.task.num_classes,
+            **self.model_kwargs.get(name, {}),
+        )
+        model.compile(
+            optimizer=make_optimizer(optimizer, learning_rate),
+            loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+            weighted_metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+        )
+        return model
+
+    def fit(self, hp, model, *args, **kwargs):
+        """Trains ``model`` with the trial's batch size; ``epochs``/``initial_epoch`` in
+        ``kwargs`` come from Hyperband, other ``kwargs`` (callbacks, verbose) go to ``fit``."""
+        batch_size = hp.Choice("batch_size", self.batch_sizes)
+        epochs = kwargs.pop("epochs", self.epochs)
+        initial_epoch = kwargs.pop("initial_epoch", 0)
+        steps = math.ceil(self.num_examples / batch_size)
+        # The schedule spans the full budget, so a Hyperband round that stops early has seen
+        # the first part of the same schedule; its length needs the batch size, known here.
+        total = steps * self.epochs
+        model.optimizer.learning_rate = WarmupCosine(
+            hp.get("learning_rate"), min(steps * self.warmup_epochs, total), total
+        )
+        model.optimizer.iterations.assign(steps * initial_epoch)
+        common = {"seed": self.seed, "holdout": self.holdout}
+        train = data.token_dataset(
+            self.task,
+            self.num_examples,
+            split="train",
+            batch_size=batch_size,
+            epochs=None,
+            first_epoch=initial_epoch,
+            **common,
+        )
+        val = data.token_dataset(
+            self.task,
+            self.val_examples,
+            split="test",
+            seed=self.seed + 1,
+            holdout=self.holdout,
+            batch_size=EVAL_BATCH_SIZE,
+            shuffle=False,
+        )
+        return model.fit(
+            train,
+            steps_per_epoch=steps,
+            epochs=epochs,
+            initial_epoch=initial_epoch,
+            validation_data=val,
+            **kwargs,
+        )
+
+
+class _TensorBoardOnlyIfUsed:
+    """keras-tuner 1.4 imports tensorboard in every trial on TensorFlow, with or without a
+    TensorBoard callback, and TensorFlow 2.21 no longer installs tensorboard: import it only
+    when a TensorBoard callback asks for it."""
+
+    def _configure_tensorboard_dir(self, callbacks, trial, execution=0):
+        if any(type(c).__name__ == "TensorBoard" for c in callbacks):
+            super()._configure_tensorboard_dir(callbacks, trial, execution)
+
+
+class RandomSearch(_TensorBoardOnlyIfUsed, keras_tuner.RandomSearch):
+    pass
+
+
+class Hyperband(_TensorBoardOnlyIfUsed, keras_tuner.Hyperband):
+    pass
+
+
+class BayesianOptimization(_TensorBoardOnlyIfUsed, keras_tuner.BayesianOptimization):
+    pass
+
+
+def make_tuner(
+    kind,
+    hypermodel,
+    *,
+    directory,
+    project_name="token_pvr",
+    max_trials=20,
+    seed=0,
+    overwrite=False,
+    **kwargs,
+):
+    """A keras-tuner tuner maximising ``val_accuracy``, resumable by default.
+
+    Args:
+        kind: ``random`` (RandomSearch), ``hyperband`` (Hyperband, ``max_epochs`` =
+            ``hypermodel.epochs``) or ``bayesian`` (BayesianOptimization).
+        hypermodel: a ``TokenHyperModel``.
+        directory, project_name: where the search state lives; the same pair resumes it
+            (``overwrite=False``): finished trials are kept, the unfinished one reruns.
+        max_trials: trials for random and bayesian search (Hyperband sizes itself).
+        seed: seeds the search.
+        **kwargs: passed to the tuner (e.g. ``executions_per_trial``).
+    """
+    common = {
+        "objective": keras_tuner.Objective(OBJECTIVE, "max"),
+        "seed": seed,
+        "directory": str(directory),
+        "project_name": project_name,
+        "overwrite": overwrite,
+        **kwargs,
+    }
+    if kind == "random":
+        return RandomSearch(hypermodel, max_trials=max_trials, **common)
+    if kind == "bayesian":
+        return BayesianOptimization(hypermodel, max_trials=max_trials, **common)
+    if kind == "hyperband":
+        return Hyperband(hypermodel, max_epochs=hypermodel.epochs, **common)
+    raise ValueError(f"tuner must be one of {', '.join(TUNERS)}; received {kind!r}")
