@@ -20,15 +20,19 @@ that the two loops compute the same update. Each backend runs in its own subproc
 ``--steps`` steps after a warm-up, Keras and hand-written runs interleaved.
 
 Usage:
-    python tools/bench_train.py            # paper MLP + mixer/8, JAX and TF (~3 min, 2 CPUs)
-    python tools/bench_train.py --quick    # fewer steps and repeats, mixer/16 (~1 min)
+    python tools/bench_train.py            # paper MLP + mixer/16, JAX and TF (~3 min, 2 CPUs)
+    python tools/bench_train.py --quick    # 5-step runs, mixer/32 (~1 min)
     python tools/bench_train.py --backends jax --mixer-divisor 1 --steps 50   # paper mixer, GPU
 
 A step of the paper-size mixer at batch 1024 is about 0.8 TFLOP, and its token-mixing MLP
 evaluates 768 exact (erf) GELUs per channel, which XLA on CPU computes about 5x slower than
 the tanh form: tens of seconds per step on a 2-core CPU. So by default the mixer's
-widths (dim 512, token_dim 768, channel_dim 2048) are divided by ``--mixer-divisor`` 8: the
-same depth, tokens, batch and loop, 8x narrower. ``--mixer-divisor 1`` is the paper's mixer.
+widths (dim 512, token_dim 768, channel_dim 2048) are divided by ``--mixer-divisor`` 16: the
+same depth, tokens, batch and loop, 16x narrower. ``--mixer-divisor 1`` is the paper's mixer.
+
+A Keras time is one ``fit`` call's wall time over its ``--steps`` steps, so fit's fixed cost
+per call (data adapter, iterator, callbacks; tens of ms on TF) is spread over those steps as
+over an epoch; short runs (``--quick``) overstate it.
 """
 
 import argparse
@@ -63,11 +67,11 @@ def parse_args(argv=None):
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.steps is None:
-        args.steps = 5 if args.quick else 10
+        args.steps = 5 if args.quick else 20
     if args.repeats is None:
         args.repeats = 3
     if args.mixer_divisor is None:
-        args.mixer_divisor = 16 if args.quick else 8
+        args.mixer_divisor = 32 if args.quick else 16
     for name in ("batch_size", "steps", "repeats", "mixer_divisor", "steps_per_execution"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1; received {getattr(args, name)}")
@@ -90,6 +94,17 @@ def model_kwargs(name, args):
 
 
 # ---------------------------------------------------------------- worker (one backend) ----
+
+
+def clock():
+    """(wall, process CPU) seconds. CPU time counts every thread of this process (XLA, TF
+    and tf.data pools), so on a busy shared machine it is steadier than wall time."""
+    return time.perf_counter(), time.process_time()
+
+
+def since(start):
+    now = clock()
+    return now[0] - start[0], now[1] - start[1]
 
 
 def make_batch(batch_size):
@@ -120,9 +135,9 @@ def keras_fit_steps(model, x, y, steps):
     import numpy as np
 
     xs, ys = np.tile(x, (steps, 1)), np.tile(y, steps)
-    start = time.perf_counter()
+    start = clock()
     history = model.fit(xs, ys, batch_size=len(x), epochs=1, shuffle=False, verbose=0)
-    elapsed = time.perf_counter() - start
+    elapsed = since(start)
     assert np.isfinite(history.history["loss"][-1])
     return elapsed
 
@@ -163,11 +178,11 @@ def jax_hand_steps(model, x, y, steps, state_and_step=None):
 
     state, step = state_and_step or jax_hand_step(model)
     x, y = jax.device_put(x), jax.device_put(y)
-    start = time.perf_counter()
+    start = clock()
     for _ in range(steps):
         state, loss = step(state, x, y)
     jax.block_until_ready((state, loss))
-    return time.perf_counter() - start, (state, step)
+    return since(start), (state, step)
 
 
 def tf_hand_step(model, jit_compile):
@@ -197,11 +212,11 @@ def tf_hand_steps(model, x, y, steps, step):
     import tensorflow as tf
 
     x, y = tf.constant(x), tf.constant(y)
-    start = time.perf_counter()
+    start = clock()
     for _ in range(steps):
         loss = step(x, y)
     loss.numpy()  # waits for the last step
-    return time.perf_counter() - start
+    return since(start)
 
 
 def bench_model(name, args):
@@ -258,24 +273,32 @@ def bench_model(name, args):
     for _ in range(args.repeats):
         keras_times.append(keras_fit_steps(model, x, y, args.steps))
         hand_times.append(hand_run())
-    keras_ms = 1000 * statistics.median(keras_times) / args.steps
-    hand_ms = 1000 * statistics.median(hand_times) / args.steps
+    keras_wall, keras_cpu = ([t[i] for t in keras_times] for i in (0, 1))
+    hand_wall, hand_cpu = ([t[i] for t in hand_times] for i in (0, 1))
+    keras_ms = 1000 * statistics.median(keras_wall) / args.steps
+    hand_ms = 1000 * statistics.median(hand_wall) / args.steps
     return {
         "backend": backend,
         "model": name,
         "params": model.count_params(),
         "batch": args.batch_size,
         "keras_ms": keras_ms,
-        "keras_spread": (max(keras_times) - min(keras_times)) / statistics.median(keras_times),
+        "keras_spread": spread(keras_wall),
         "hand_ms": hand_ms,
-        "hand_spread": (max(hand_times) - min(hand_times)) / statistics.median(hand_times),
+        "hand_spread": spread(hand_wall),
         "ratio": keras_ms / hand_ms,
-        "best_ratio": min(keras_times) / min(hand_times),
+        "cpu_ratio": statistics.median(keras_cpu) / statistics.median(hand_cpu),
+        "keras_cpu_ms": 1000 * statistics.median(keras_cpu) / args.steps,
+        "hand_cpu_ms": 1000 * statistics.median(hand_cpu) / args.steps,
         "max_dw": max_diff,
         "max_update": max_change,
         "jit_compile": bool(model.jit_compile),
         "device": device_name(),
     }
+
+
+def spread(times):
+    return (max(times) - min(times)) / statistics.median(times)
 
 
 def device_name():
@@ -320,7 +343,7 @@ def run_backend(backend, argv):
 def print_table(rows, args):
     header = (
         f"{'backend':<11}{'model':<7}{'params':>10}{'batch':>6} {'device':<9}"
-        f"{'keras fit ms':>16}{'hand ms':>16}{'keras/hand':>11}{'best':>7}{'max|dw|':>9}"
+        f"{'keras fit ms':>16}{'hand ms':>16}{'keras/hand':>11}{'cpu':>7}{'max|dw|':>9}"
     )
     print(header)
     print("-" * len(header))
@@ -330,12 +353,12 @@ def print_table(rows, args):
         print(
             f"{r['backend']:<11}{r['model']:<7}{r['params']:>10,}{r['batch']:>6} "
             f"{r['device'][:8]:<9}{keras_ms:>16}{hand_ms:>16}{r['ratio']:>10.2f}x"
-            f"{r['best_ratio']:>6.2f}x{r['max_dw']:>9.0e}"
+            f"{r['cpu_ratio']:>6.2f}x{r['max_dw']:>9.0e}"
         )
     print(
         f"\nms: median over {args.repeats} runs of {args.steps} steps, after a warm-up run; "
-        "±: (max - min) / median of those runs; keras/hand: ratio of the medians, best: of the\n"
-        "fastest runs (less sensitive to a busy machine). "
+        "±: (max - min) / median of those runs; keras/hand: ratio of the median wall times;\n"
+        "cpu: the same for process CPU time (steadier when other jobs share the machine). "
         f"mixer widths divided by {args.mixer_divisor} (1 = paper); fit steps_per_execution "
         f"{args.steps_per_execution}. "
         f"max|dw|: largest weight difference between the two loops after {CHECK_STEPS} steps "
