@@ -21,23 +21,26 @@ share ``OUT`` (claims) and/or take ``--shard i/n`` of the grid. At the end (and 
 ``python tools/make_figures.py OUT``) the figures go to ``OUT/figures/``.
 
 Presets. ``quick`` (default) runs on a 2-core CPU in under 20 minutes per sweep: the MLP only
-(the other architectures cost 6-60x more per example on a CPU), training sets of 10^3-3x10^4,
-2,000 test examples, and a shortened recipe: batch 256 (not 1024: four times the updates per
-epoch, which these small sets need), 10 epochs with a 1-epoch warm-up, and at least 200 steps
-(the paper: 800) so that tiny sets still fit. The ``pointer`` quick sweep uses the MLP where the
-paper uses MLP-Mixer. ``paper`` carries the paper's grids with its recipe (SGD momentum 0.9,
-batch 1024, 200 epochs, 10 warm-up, >= 800 steps), 3 seeds (5 for holdout), 10,000 test
-examples: sizes 10^2-10^6 for all four architectures and windows 1-4, plus 3x10^6-5x10^7 for the
-MLP and MLP-Mixer (Figure 11). ``--dry-run`` prints the number of runs and training examples
-per architecture. Expected GPU time (an estimate from these counts, not measured: we assume
-about 10^6 training examples/s for the MLP and 10^5 for MLP-Mixer and Transformer on one
-H100-class GPU, evaluation included): ``size_window`` paper is 504 runs, 1.6x10^11 training
-examples each for the MLP and MLP-Mixer and 3.5x10^9 each for MLP 2x and Transformer, so
-about 2 GPU-days for the MLPs and 18 for MLP-Mixer, almost all in the 10^7-5x10^7 runs (a
-5x10^7 MLP-Mixer run alone is ~1 GPU-day); ``aggregations`` (540 MLP runs) ~5 GPU-hours;
-``pointer`` (216 MLP-Mixer runs up to 10^6) ~1 GPU-day; ``holdout`` 50 MLP runs of 6x10^7
-examples, ~1 GPU-hour.
-Split them over machines with ``--shard`` or a shared ``--out``.
+(the others cost 3.5x (MLP 2x) to ~70-100x (Transformer, MLP-Mixer) its multiply-adds per
+example), training sets of 2x10^3-3x10^4, 2,000 test examples, and a shortened recipe: batch
+128 (not 1024: eight times the updates per epoch, which these small sets need), 12 epochs
+with a 1-epoch warm-up, and at least 600 steps (the paper: 800). The ``pointer`` quick sweep
+uses the MLP where the paper uses MLP-Mixer; the ``holdout`` quick sweep a narrower MLP
+(widths 128-256-128-64) for 50 epochs, which learns window 2 from 30k examples on a CPU (the
+paper's MLP does not in that time).
+
+``paper`` carries the paper's grids with its recipe (SGD momentum 0.9, batch 1024, 200 epochs,
+10 warm-up, >= 800 steps), 3 seeds (5 for holdout), 10,000 test examples: sizes 10^2-10^6 for
+all four architectures and windows 1-4, plus 3x10^6-5x10^7 for the MLP and MLP-Mixer (Figure
+11). ``--dry-run`` prints the number of runs and training examples per architecture. Expected
+GPU time (an estimate from these counts, not measured: we assume about 10^6 training
+examples/s for the MLP and 10^5 for MLP-Mixer and Transformer on one H100-class GPU,
+evaluation included): ``size_window`` paper is 504 runs, 1.6x10^11 training examples each for
+the MLP and MLP-Mixer and 3.5x10^9 each for MLP 2x and Transformer, so about 2 GPU-days for
+the MLPs and 18 for MLP-Mixer, almost all in the 10^7-5x10^7 runs (a 5x10^7 MLP-Mixer run
+alone is ~1 GPU-day); ``aggregations`` (540 MLP runs) ~5 GPU-hours; ``pointer`` (216
+MLP-Mixer runs up to 10^6) ~1 GPU-day; ``holdout`` 50 MLP runs of 6x10^7 examples, ~1
+GPU-hour. Split them over machines with ``--shard`` or a shared ``--out``.
 
 Measured quick presets on a shared, loaded 2-core CPU: see the README gallery.
 """
@@ -55,10 +58,10 @@ PAPER_SIZES = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_0
 MASSIVE_SIZES = (3_000_000, 10_000_000, 50_000_000)  # Figure 11: MLP and MLP-Mixer only
 
 QUICK_RECIPE = dict(
-    epochs=10,
+    epochs=12,
     warmup_epochs=1,
-    min_steps=200,
-    batch_size=256,
+    min_steps=600,
+    batch_size=128,
     learning_rate=0.05,
     test_examples=2_000,
 )
@@ -73,7 +76,7 @@ PAPER_RECIPE = dict(
 # Grid defaults per (sweep, scale); flags replace them.
 GRIDS = {
     ("size_window", "quick"): dict(
-        models=("mlp",), windows=(1, 2), sizes=(1_000, 3_000, 10_000, 30_000), seeds=(0, 1)
+        models=("mlp",), windows=(1, 2), sizes=(2_000, 5_000, 10_000, 30_000), seeds=(0, 1)
     ),
     ("size_window", "paper"): dict(
         models=("mlp", "mlp2x", "transformer", "mixer"),
@@ -96,12 +99,23 @@ GRIDS = {
         aggregations=ALL_AGGREGATIONS,
     ),
     ("pointer", "quick"): dict(
-        models=("mlp",), windows=(1, 2), sizes=(1_000, 10_000, 30_000), seeds=(0,)
+        models=("mlp",), windows=(1, 2), sizes=(2_000, 10_000, 30_000), seeds=(0,)
     ),
     ("pointer", "paper"): dict(
         models=("mixer",), windows=(1, 2, 3, 4), sizes=PAPER_SIZES, seeds=(0, 1, 2)
     ),
-    ("holdout", "quick"): dict(models=("mlp",), windows=(2, 3), sizes=(30_000,), seeds=(0,)),
+    # Holdout needs a run that learns window 2 on a CPU: the narrower MLP of the fast_slow
+    # quick preset, 50 epochs at batch 128 (it learns window 2 from 30k examples there).
+    ("holdout", "quick"): dict(
+        models=("mlp",),
+        widths=(128, 256, 128, 64),
+        windows=(2, 3),
+        sizes=(30_000,),
+        seeds=(0,),
+        epochs=50,
+        batch_size=128,
+        min_steps=0,
+    ),
     ("holdout", "paper"): dict(
         models=("mlp",), windows=(2, 3), sizes=(300_000,), seeds=(0, 1, 2, 3, 4)
     ),
@@ -131,6 +145,9 @@ class Config:
         default=None, metadata={"help": "holdout k values (holdout sweep; default 0..window!)"}
     )
     seeds: tuple[int, ...] | None = dataclasses.field(default=None, metadata={"help": "seeds"})
+    widths: tuple[int, ...] | None = dataclasses.field(
+        default=None, metadata={"help": "MLP hidden widths (default: the paper's)"}
+    )
     epochs: int | None = None
     warmup_epochs: int | None = None
     min_steps: int | None = dataclasses.field(
@@ -177,7 +194,10 @@ def build(cfg):
     from pvr_keras import sweeps
 
     cfg = resolved(cfg)
+    if cfg.widths and set(cfg.models) - {"mlp"}:
+        raise ValueError(f"widths is for the mlp model only; received models {cfg.models}")
     base = dict(
+        model_kwargs={"widths": list(cfg.widths)} if cfg.widths else {},
         epochs=cfg.epochs,
         warmup_epochs=cfg.warmup_epochs,
         min_steps=cfg.min_steps,
@@ -215,7 +235,7 @@ def describe(runs):
     per_model = {}
     for run in runs:
         count, cost = per_model.get(run.model, (0, 0))
-        per_model[run.model] = (count + 1, cost + run.cost())
+        per_model[run.model] = (count + 1, cost + run.train_examples())
     return "; ".join(
         f"{model}: {count} runs, {cost:.2e} training examples"
         for model, (count, cost) in per_model.items()

@@ -77,7 +77,7 @@ def result_line(run, record, sweep):
 
 
 class _Progress:
-    """Runs done / total and an ETA weighted by each run's training examples."""
+    """Runs done / total and an ETA weighted by each run's rough cost (``TokenRun.cost``)."""
 
     def __init__(self, name, total, done, todo, log):
         self.name, self.total, self.done, self.log = name, total, done, log

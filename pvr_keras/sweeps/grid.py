@@ -112,12 +112,18 @@ class TokenRun:
         parts += [f"n{self.num_examples}", f"s{self.seed}", digest]
         return "-".join(parts)
 
-    def cost(self):
-        """Examples processed by training (a relative cost for progress estimates)."""
+    def train_examples(self):
+        """Examples the training passes over: epochs x steps per epoch x batch size."""
         recipe = self.recipe()
-        return recipe.num_epochs(self.num_examples) * (
-            recipe.steps_per_epoch(self.num_examples) * self.batch_size
-        )
+        steps = recipe.steps_per_epoch(self.num_examples)
+        return recipe.num_epochs(self.num_examples) * steps * self.batch_size
+
+    def cost(self):
+        """Rough relative cost, for progress estimates: examples trained and evaluated, plus
+        a fixed charge per epoch (checkpoint, records) and per run (build, compile)."""
+        epochs = self.recipe().num_epochs(self.num_examples)
+        evaluated = min(self.num_examples, 10_000) + self.test_examples + 5_000
+        return self.train_examples() + epochs * evaluated + 50_000
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(TokenRun))

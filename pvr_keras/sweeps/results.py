@@ -133,6 +133,15 @@ class ResultsDir:
             os.link(tmp, manifest)  # fails if another worker created it first: keep theirs
         except FileExistsError:
             pass
+        except OSError:  # no hard links on this filesystem: exclusive create instead
+            try:
+                fd = os.open(manifest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            except FileExistsError:
+                pass
+            else:
+                os.write(fd, (text + "\n").encode())
+                os.fsync(fd)
+                os.close(fd)
         finally:
             tmp.unlink()
 

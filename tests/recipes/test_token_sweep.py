@@ -62,10 +62,14 @@ def test_quick_grids_are_small(recipe):
     for sweep in recipe.SWEEPS:
         runs, _ = _build(recipe, "--sweep", sweep)
         assert len(runs) <= 20, sweep
-        assert all(r.model == "mlp" and r.batch_size == 256 for r in runs)
+        assert all(r.model == "mlp" and r.batch_size == 128 for r in runs)
         assert max(r.num_examples for r in runs) <= 30_000
     runs, _ = _build(recipe, "--sweep", "size_window")
-    assert {r.window for r in runs} == {1, 2} and min(r.num_examples for r in runs) == 1000
+    assert {r.window for r in runs} == {1, 2} and min(r.num_examples for r in runs) == 2000
+    assert all((r.min_steps, r.model_kwargs) == (600, {}) for r in runs)  # the paper's MLP
+    runs, _ = _build(recipe, "--sweep", "holdout")
+    assert all(r.model_kwargs == {"widths": [128, 256, 128, 64]} for r in runs)
+    assert len(runs) == 3 + 7 and {r.epochs for r in runs} == {50}
 
 
 def test_flags_replace_grid_defaults(recipe):
@@ -86,6 +90,7 @@ def test_flags_replace_grid_defaults(recipe):
         (["--models", "resnet18"], "model must be one of"),
         (["--sizes", "0"], "num_examples"),
         (["--shard", "2/2"], "shard"),
+        (["--models", "mlp", "mixer", "--widths", "8"], "widths is for the mlp model only"),
     ],
 )
 def test_bad_config(recipe, flags, match, tmp_path):
