@@ -10,6 +10,7 @@ import argparse
 import dataclasses
 import json
 import pathlib
+import sys
 import types
 import typing
 
@@ -80,6 +81,17 @@ def parse(config_cls, presets, argv=None, description=None):
         if value is not None:
             overrides[field.name] = tuple(value) if isinstance(value, list) else value
     return dataclasses.replace(presets[args.preset], **overrides)
+
+
+def peek(argv, field, default):
+    """The value of one flag in ``argv`` (or ``default``), before the full parse.
+
+    Lets a recipe choose presets that depend on one field (e.g. per-model quick presets).
+    """
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--" + field.replace("_", "-"), default=default)
+    known, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    return getattr(known, field)
 
 
 def to_dict(config):

@@ -43,13 +43,21 @@ def mlp(
     return CheckedModel(tokens, logits, name=name)
 
 
-def mlp2x(*, seq_len=11, vocab=10, num_classes=10, embed_dim=64, name="mlp2x"):
+def mlp2x(
+    *,
+    seq_len=11,
+    vocab=10,
+    num_classes=10,
+    embed_dim=64,
+    widths=(1024, 2048, 1024, 128),
+    name="mlp2x",
+):
     """The paper's MLP 2x: hidden widths doubled (1024, 2048, 1024, 128); 5,052,426 params."""
     return mlp(
         seq_len=seq_len,
         vocab=vocab,
         num_classes=num_classes,
         embed_dim=embed_dim,
-        widths=(1024, 2048, 1024, 128),
+        widths=widths,
         name=name,
     )
