@@ -8,8 +8,9 @@ one small transpose; no per-example Python) and then split into batches. Images 
 split always come from the TFDS train split, test from test. Labels follow
 ``BlockTask.label`` (tested against it).
 
-Throughput (``tools/bench_block.py``, batch 50, 2x2 MNIST, busy 2-core CPU): ~37k examples/s
-and ~14 us of CPU per example, against ~17k/s and ~31 us for per-example NumPy composition.
+``dtype="uint8"`` yields the raw pixels (0-255), a quarter of the bytes of float32 images;
+scale them to [0, 1] on the accelerator (a cast after batching, or ``keras.layers.Rescaling``
+in the model). Throughput: ``python tools/bench_data.py --part block``.
 """
 
 import math
@@ -24,12 +25,19 @@ from pvr_keras.data.token import tf_aggregate
 from pvr_keras.tasks import BlockTask
 
 _SLOTS = 3  # hash slots per cell: image, row offset, column offset
+DTYPES = ("float32", "uint8")
 
 
 def _check_task(task):
     if not isinstance(task, BlockTask):
         raise ValueError(f"task must be a BlockTask; received {type(task).__name__}")
     return task
+
+
+def check_dtype(dtype):
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; received {dtype!r}")
+    return dtype
 
 
 def check_positive(name, value):
@@ -117,7 +125,7 @@ def _shift_map(cell, size):
     return tf.constant(np.where((local >= 0) & (local < size), local, size), tf.int32)
 
 
-def compose(task, sources, image_index, offsets):
+def compose(task, sources, image_index, offsets, dtype="float32"):
     """Composes a batch of block images: two gathers of rows and one small transpose.
 
     Step 1 gathers, for each cell, the image column shown at each cell column (or the zero
@@ -130,10 +138,11 @@ def compose(task, sources, image_index, offsets):
         sources: [(column table tensor, (N, h, w, C))] for the pointer and, when it differs,
             for the values.
         image_index: (B, grid*grid) int32; offsets: (B, grid*grid, 2) int32 (row, col).
+        dtype: ``"float32"`` (pixels scaled to [0, 1]) or ``"uint8"`` (raw pixels).
 
     Returns:
-        (B, *task.image_shape) float32: cell k (row-major) holds its image at its offset,
-        zeros elsewhere, pixels scaled to [0, 1].
+        (B, *task.image_shape) of ``dtype``: cell k (row-major) holds its image at its
+        offset, zeros elsewhere.
     """
     g, cell, channels = task.grid, task.cell, task.channels
     groups = [(0, 1), (1, task.num_cells)] if len(sources) == 2 else [(0, task.num_cells)]
@@ -151,7 +160,8 @@ def compose(task, sources, image_index, offsets):
         pieces.append(first[..., None] + tf.gather(_shift_map(cell, h), offsets[:, lo:hi, 0]))
         start = start + batch * k * (h + 1)
     rows = tf.concat(stacks, axis=0) if len(stacks) > 1 else stacks[0]
-    rows = tf.cast(rows, tf.float32) * (1.0 / 255.0)
+    if dtype == "float32":
+        rows = tf.cast(rows, tf.float32) * (1.0 / 255.0)
     # pieces (B, cells, cell) -> (B, gr, r, gc): canvas row (gr, r) is g row pieces wide.
     pieces = tf.concat(pieces, axis=1) if len(pieces) > 1 else pieces[0]
     pieces = tf.transpose(tf.reshape(pieces, [-1, g, g, cell]), [0, 1, 3, 2])
@@ -175,10 +185,11 @@ def _pools(task, split, holdout, labels):
     return pools
 
 
-def make_examples(task, key, split, holdout=False, data_dir=None):
+def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32"):
     """Returns ``fn(index) -> dict`` mapping (B,) example indices to composed examples.
 
-    The dict holds ``x`` float32 (B, *task.image_shape) in [0, 1], ``y`` int32 (B,),
+    The dict holds ``x`` (B, *task.image_shape) float32 in [0, 1] (or uint8 0-255 with
+    ``dtype="uint8"``), ``y`` int32 (B,),
     ``cell_labels`` int64 (B, grid*grid), ``offsets`` int64 (B, grid*grid, 2) and
     ``image_index`` int64 (B, grid*grid): index of each cell's image in its source split
     (``load_images(source, split)``; cell 0 indexes MNIST, the others ``task.values``).
@@ -218,7 +229,9 @@ def make_examples(task, key, split, holdout=False, data_dir=None):
             ],
             axis=1,
         )  # (B, cells, 2)
-        x = compose(task, sources, tf.cast(image_index, tf.int32), tf.cast(offsets, tf.int32))
+        x = compose(
+            task, sources, tf.cast(image_index, tf.int32), tf.cast(offsets, tf.int32), dtype
+        )
         cell_labels = tf.concat(
             [
                 tf.gather(pointer_labels_t, image_index[:, :1]),
@@ -268,6 +281,7 @@ def block_dataset(
     epochs=1,
     first_epoch=0,
     data_dir=None,
+    dtype="float32",
 ):
     """A tf.data pipeline of batched block-style visual PVR examples ``(x, y)``.
 
@@ -285,10 +299,11 @@ def block_dataset(
         first_epoch: epoch number of the first pass; it keys the shuffle order, so a resumed
             run sees the same order as an uninterrupted one.
         data_dir: prepared TFDS data dir (default ``TFDS_DATA_DIR`` or ~/tensorflow_datasets).
+        dtype: ``"float32"`` (pixels in [0, 1]) or ``"uint8"`` (the raw pixels 0-255, the
+            same images: a quarter of the bytes to write and to copy to an accelerator).
 
     Returns:
-        ``tf.data.Dataset`` of (x float32 (batch, *task.image_shape) in [0, 1], y int32
-        (batch,)).
+        ``tf.data.Dataset`` of (x (batch, *task.image_shape) of ``dtype``, y int32 (batch,)).
 
     Example:
         >>> ds = block_dataset(BlockTask(), 1000, split="train", seed=0,
@@ -299,8 +314,9 @@ def block_dataset(
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
     check_schedule(epochs, first_epoch)
+    check_dtype(dtype)
     key = _key(seed, split)
-    examples = make_examples(task, key, split, holdout, data_dir)
+    examples = make_examples(task, key, split, holdout, data_dir, dtype)
     return batched_dataset(
         examples,
         num_examples,

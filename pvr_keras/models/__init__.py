@@ -1,7 +1,8 @@
 """One builder per architecture of the paper; ``get(name, **kwargs)`` picks one by name.
 
 Token models take int tokens (batch, seq_len); image models take float images
-(batch, height, width, channels) in [0, 1]. Every model outputs raw logits and names its
+(batch, height, width, channels) in [0, 1]; ``image_sequence`` takes float image sequences
+(batch, seq_len, height, width, channels). Every model outputs raw logits and names its
 blocks ``block0``, ``block1``, ... and the features before the classifier ``pre_logits``.
 
 Note: the submodules ``mlp``, ``transformer`` and ``mixer`` share their names with their
@@ -11,6 +12,7 @@ builders; the package attributes are the builder functions (imported last, below
 from pvr_keras.models.mixer import mixer
 from pvr_keras.models.mlp import mlp, mlp2x
 from pvr_keras.models.resnet import resnet18
+from pvr_keras.models.sequence import image_sequence
 from pvr_keras.models.transformer import transformer
 from pvr_keras.models.vgg import vgg11_bn
 
@@ -21,16 +23,18 @@ BUILDERS = {
     "mixer": mixer,
     "resnet18": resnet18,
     "vgg11_bn": vgg11_bn,
+    "image_sequence": image_sequence,
 }
 TOKEN_MODELS = ("mlp", "mlp2x", "transformer", "mixer")
 IMAGE_MODELS = ("resnet18", "vgg11_bn")
+SEQUENCE_MODELS = ("image_sequence",)
 
 
 def get(name, **kwargs):
     """Builds the model called ``name`` with ``kwargs``.
 
     Args:
-        name: one of ``TOKEN_MODELS`` or ``IMAGE_MODELS``.
+        name: one of ``TOKEN_MODELS``, ``IMAGE_MODELS`` or ``SEQUENCE_MODELS``.
         **kwargs: passed to the builder; image models need ``input_shape``.
 
     Example:
@@ -47,8 +51,10 @@ def get(name, **kwargs):
 __all__ = [
     "BUILDERS",
     "IMAGE_MODELS",
+    "SEQUENCE_MODELS",
     "TOKEN_MODELS",
     "get",
+    "image_sequence",
     "mixer",
     "mlp",
     "mlp2x",

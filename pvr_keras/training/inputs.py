@@ -56,3 +56,87 @@ def token_train_data(
         shuffle=False,
     )
     return TrainData(make_train, num_examples, test, train_eval)
+
+
+def block_train_data(
+    task,
+    num_examples,
+    *,
+    test_examples,
+    batch_size,
+    seed=0,
+    holdout=False,
+    data_dir=None,
+    train_eval_examples=TRAIN_EVAL_EXAMPLES,
+    eval_batch_size=500,
+):
+    """Train/test streams of a block-style visual task (``BlockTask``) for ``training.train``.
+
+    As ``token_train_data``: the training accuracy is evaluated on the first
+    ``train_eval_examples`` training examples. With ``holdout`` (Figure 6) the training split
+    never holds a held-out digit in its cell and the test split holds only those.
+    """
+
+    def stream(split, size, **kwargs):
+        return data.block_dataset(
+            task, size, split=split, seed=seed, holdout=holdout, data_dir=data_dir, **kwargs
+        )
+
+    def make_train(first_epoch):
+        return stream(
+            "train",
+            num_examples,
+            batch_size=batch_size,
+            shuffle=True,
+            epochs=None,
+            first_epoch=first_epoch,
+        )
+
+    test = stream("test", test_examples, batch_size=eval_batch_size, shuffle=False)
+    train_eval = stream(
+        "train",
+        min(num_examples, train_eval_examples),
+        batch_size=eval_batch_size,
+        shuffle=False,
+    )
+    return TrainData(make_train, num_examples, test, train_eval)
+
+
+def sequence_train_data(
+    task,
+    num_examples,
+    *,
+    test_examples,
+    batch_size,
+    seed=0,
+    holdout=0,
+    data_dir=None,
+    train_eval_examples=TRAIN_EVAL_EXAMPLES,
+    eval_batch_size=500,
+):
+    """Train/test streams of the image-sequence task (a ``TokenTask`` drawn as MNIST digits,
+    Figure 2) for ``training.train``; as ``token_train_data``, with holdout-k on the tokens."""
+
+    def stream(split, size, **kwargs):
+        return data.sequence_dataset(
+            task, size, split=split, seed=seed, holdout=holdout, data_dir=data_dir, **kwargs
+        )
+
+    def make_train(first_epoch):
+        return stream(
+            "train",
+            num_examples,
+            batch_size=batch_size,
+            shuffle=True,
+            epochs=None,
+            first_epoch=first_epoch,
+        )
+
+    test = stream("test", test_examples, batch_size=eval_batch_size, shuffle=False)
+    train_eval = stream(
+        "train",
+        min(num_examples, train_eval_examples),
+        batch_size=eval_batch_size,
+        shuffle=False,
+    )
+    return TrainData(make_train, num_examples, test, train_eval)

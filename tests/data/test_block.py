@@ -151,6 +151,19 @@ def test_dataset_matches_arrays_and_shuffles_per_epoch(mock_dir):
     np.testing.assert_array_equal(np.concatenate([b[0] for b in resumed]), epochs[1])
 
 
+@pytest.mark.parametrize("values", ["mnist", "cifar10"])
+def test_uint8_batches_are_the_raw_pixels(mock_dir, values):
+    task = BlockTask(cell=32, values=values)
+    x, y, info = data.block_arrays(task, 24, split="test", seed=4, data_dir=mock_dir)
+    kwargs = dict(split="test", seed=4, data_dir=mock_dir, batch_size=10, shuffle=False)
+    batches = list(data.block_dataset(task, 24, dtype="uint8", **kwargs))
+    raw = np.concatenate([b[0] for b in batches])
+    assert raw.dtype == np.uint8 and raw.shape == (24, *task.image_shape)
+    np.testing.assert_array_equal(raw, _compose(task, info, "test", mock_dir))
+    np.testing.assert_array_equal(raw, np.round(x * 255).astype(np.uint8))
+    np.testing.assert_array_equal(np.concatenate([b[1] for b in batches]), y)
+
+
 def test_batches_do_not_depend_on_chunking(mock_dir, monkeypatch):
     """Composition runs in chunks of several batches; batches and epochs must not notice."""
     task = BlockTask(cell=28)
@@ -250,6 +263,7 @@ def test_real_cifar_values_with_mnist_pointer():
         ({"task": BlockTask(grid=3), "holdout": True}, "2x2 grids only"),
         ({"epochs": 0}, "epochs must be a positive integer; received 0"),
         ({"first_epoch": -1}, "first_epoch must be a non-negative integer; received -1"),
+        ({"dtype": "float16"}, "dtype must be one of float32, uint8; received 'float16'"),
     ],
 )
 def test_bad_dataset_arguments(tmp_path, kwargs, message):

@@ -3,8 +3,9 @@ import pytest
 from pvr_keras import models
 
 
-def test_registry_lists_all_six_models():
-    assert set(models.BUILDERS) == set(models.TOKEN_MODELS) | set(models.IMAGE_MODELS)
+def test_registry_lists_all_models():
+    kinds = models.TOKEN_MODELS + models.IMAGE_MODELS + models.SEQUENCE_MODELS
+    assert set(models.BUILDERS) == set(kinds)
     assert models.TOKEN_MODELS == ("mlp", "mlp2x", "transformer", "mixer")
     assert models.IMAGE_MODELS == ("resnet18", "vgg11_bn")
     for name in models.BUILDERS:
@@ -20,7 +21,7 @@ def test_get_builds_by_name():
 def test_unknown_name_lists_the_names():
     with pytest.raises(
         ValueError,
-        match="model must be one of mlp, mlp2x, transformer, mixer, resnet18, vgg11_bn; "
-        "received 'resnet50'",
+        match="model must be one of mlp, mlp2x, transformer, mixer, resnet18, vgg11_bn, "
+        "image_sequence; received 'resnet50'",
     ):
         models.get("resnet50")

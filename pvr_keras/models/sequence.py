@@ -1,0 +1,120 @@
+"""Image-sequence PVR model (Figure 2): a per-image conv encoder, then a token-style head."""
+
+import keras
+
+from pvr_keras.models.common import CheckedModel, check_positive
+from pvr_keras.models.layers import ClassToken, PositionEmbedding
+from pvr_keras.models.mixer import LAYER_NORM_EPSILON, _mixer_block
+from pvr_keras.models.transformer import _encoder_block
+
+HEADS = ("mlp", "transformer", "mixer")
+
+
+def _check_image_shape(image_shape):
+    if (
+        not isinstance(image_shape, tuple | list)
+        or len(image_shape) != 3
+        or any(isinstance(s, bool) or not isinstance(s, int) or s < 1 for s in image_shape)
+    ):
+        raise ValueError(
+            f"image_shape must be (height, width, channels) of positive integers; received "
+            f"{image_shape!r}"
+        )
+    return tuple(image_shape)
+
+
+def _encode(images, conv_widths, dim):
+    """Each image of the sequence on its own: conv-ReLU-maxpool stages, then a dense
+    embedding. (batch, seq, h, w, c) -> (batch, seq, dim). The weights are shared across
+    positions (``TimeDistributed``), as a token embedding is."""
+    x = images
+    for i, filters in enumerate(conv_widths):
+        conv = keras.layers.Conv2D(filters, 3, padding="same", activation="relu")
+        x = keras.layers.TimeDistributed(conv, name=f"encoder_conv{i}")(x)
+        x = keras.layers.TimeDistributed(keras.layers.MaxPooling2D(2), name=f"encoder_pool{i}")(x)
+    x = keras.layers.TimeDistributed(keras.layers.Flatten(), name="encoder_flatten")(x)
+    return keras.layers.Dense(dim, activation="relu", name="embedding")(x)  # (batch, seq, dim)
+
+
+def image_sequence(
+    *,
+    seq_len=11,
+    num_classes=10,
+    image_shape=(28, 28, 1),
+    conv_widths=(16, 32),
+    head="mlp",
+    dim=64,
+    widths=(512, 1024, 512, 64),
+    depth=4,
+    heads=4,
+    mlp_dim=256,
+    name="image_sequence",
+):
+    """A model for image-sequence PVR: images (batch, seq_len, h, w, c) in [0, 1] -> logits.
+
+    Each image is encoded on its own by a small CNN (``conv_widths`` 3x3 conv-ReLU-2x2 max
+    pool stages, layers ``encoder_conv{i}``) and a dense layer to ``dim`` features
+    (``embedding``), playing the role of the token embedding of the token models. A token-style
+    head follows:
+
+    - ``"mlp"``: as ``models.mlp``, the embeddings concatenated and dense ReLU layers of
+      ``widths`` (``block0`` ..., the last ``pre_logits``).
+    - ``"transformer"``: as ``models.transformer``, a class token and position embedding, then
+      ``depth`` pre-LN encoder layers (``heads`` heads, MLP ``mlp_dim``).
+    - ``"mixer"``: as ``models.mixer``, a class token, then ``depth`` mixer blocks (token MLP
+      ``mlp_dim``, channel MLP ``4 * dim``).
+
+    Args:
+        seq_len: images per sequence.
+        num_classes: number of output logits.
+        image_shape: (height, width, channels) of one image.
+        conv_widths: filters of each conv stage of the encoder.
+        head: one of ``mlp``, ``transformer``, ``mixer``.
+        dim: embedding width of an image (the transformer needs it divisible by ``heads``).
+        widths: hidden widths of the ``mlp`` head.
+        depth: layers of the ``transformer`` or ``mixer`` head.
+        heads: attention heads of the ``transformer`` head.
+        mlp_dim: hidden width of the transformer MLPs and the mixer token MLPs.
+        name: model name.
+
+    Returns:
+        A ``keras.Model`` from float images (batch, seq_len, *image_shape) to logits
+        (batch, num_classes).
+
+    Example:
+        >>> model = image_sequence(conv_widths=(4,), dim=8, widths=(16,))
+        >>> model.output.shape
+        (None, 10)
+    """
+    if head not in HEADS:
+        raise ValueError(f"head must be one of {', '.join(HEADS)}; received {head!r}")
+    image_shape = _check_image_shape(image_shape)
+    check_positive(seq_len=seq_len, num_classes=num_classes, dim=dim)
+    check_positive(**{f"conv_widths[{i}]": w for i, w in enumerate(conv_widths)})
+    images = keras.Input(shape=(seq_len, *image_shape), dtype="float32", name="images")
+    x = _encode(images, conv_widths, dim)
+    if head == "mlp":
+        check_positive(**{f"widths[{i}]": w for i, w in enumerate(widths)})
+        x = keras.layers.Flatten(name="flatten")(x)
+        for i, width in enumerate(widths):
+            last = i == len(widths) - 1
+            x = keras.layers.Dense(
+                width, activation="relu", name="pre_logits" if last else f"block{i}"
+            )(x)
+    else:
+        check_positive(depth=depth, heads=heads, mlp_dim=mlp_dim)
+        if head == "transformer" and dim % heads:
+            raise ValueError(f"dim must be divisible by heads={heads}; received dim={dim}")
+        x = ClassToken(name="class_token")(x)  # (batch, seq + 1, dim)
+        if head == "transformer":
+            x = PositionEmbedding(name="position_embedding")(x)
+        for i in range(depth):
+            if head == "transformer":
+                x = _encoder_block(x, heads=heads, mlp_dim=mlp_dim, name=f"block{i}")
+            else:
+                x = _mixer_block(x, token_dim=mlp_dim, channel_dim=4 * dim, name=f"block{i}")
+        x = keras.layers.Cropping1D((0, seq_len), name="class_token_output")(x)
+        x = keras.layers.Flatten(name="flatten")(x)
+        x = keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON, name="pre_logits")(x)
+    logits = keras.layers.Dense(num_classes, name="logits")(x)
+    return CheckedModel(images, logits, name=name)
