@@ -248,7 +248,7 @@ def make_tuner(
     """
     common = {
         "objective": keras_tuner.Objective(OBJECTIVE, "max"),
-        "seed": seed,
+        "seed": seed + 1,  # keras-tuner reads seed 0 as "no seed" and draws a random one
         "directory": str(directory),
         "project_name": project_name,
         "overwrite": overwrite,

@@ -115,6 +115,15 @@ def test_make_tuner(tmp_path, kind, cls):
         assert tuner.oracle.max_epochs == 2
 
 
+def test_search_is_reproducible(tmp_path):
+    def first_values(folder):
+        tuner = tuning.make_tuner("random", tiny(), directory=tmp_path / folder, seed=0)
+        trial = tuner.oracle.create_trial("tuner0")
+        return trial.hyperparameters.values
+
+    assert first_values("a") == first_values("b")
+
+
 def test_bad_tuner(tmp_path):
     with pytest.raises(ValueError, match="tuner must be one of random, hyperband, bayesian"):
         tuning.make_tuner("grid", tiny(), directory=tmp_path)
@@ -144,22 +153,21 @@ def test_search_resumes_interrupted_and_extended(tmp_path):
 
     Interrupted.stop_at = 2
     with pytest.raises(KeyboardInterrupt):
-        tuner(3).search(verbose=0)
-    first = tuner(3)  # reloads: trial 0 complete, trial 1 unfinished
-    assert {t.trial_id: t.status for t in first.oracle.trials.values()} == {
+        tuner(2).search(verbose=0)
+    resumed = tuner(2)  # reloads: trial 0 complete, trial 1 unfinished
+    assert {t.trial_id: t.status for t in resumed.oracle.trials.values()} == {
         "0": "COMPLETED",
         "1": "RUNNING",
     }
-    values = first.oracle.trials["1"].hyperparameters.values
+    values = resumed.oracle.trials["1"].hyperparameters.values
     Interrupted.fits, Interrupted.stop_at = 0, None
-    first.search(verbose=0)
-    trials = first.oracle.trials
-    assert Interrupted.fits == 2  # the unfinished trial again, then the third
-    assert [trials[i].status for i in ("0", "1", "2")] == ["COMPLETED"] * 3
-    assert trials["1"].hyperparameters.values == values  # rerun with its own values
-    Interrupted.fits = 0
-    tuner(3).search(verbose=0)  # complete: nothing more to do
-    assert Interrupted.fits == 0
-    extended = tuner(4)
+    resumed.search(verbose=0)
+    trials = resumed.oracle.trials
+    assert Interrupted.fits == 1  # only the unfinished trial, with its own values
+    assert [trials[i].status for i in ("0", "1")] == ["COMPLETED"] * 2
+    assert trials["1"].hyperparameters.values == values
+    tuner(2).search(verbose=0)  # complete: nothing more to do
+    assert Interrupted.fits == 1
+    extended = tuner(3)
     extended.search(verbose=0)
-    assert Interrupted.fits == 1 and len(extended.oracle.trials) == 4
+    assert Interrupted.fits == 2 and len(extended.oracle.trials) == 3

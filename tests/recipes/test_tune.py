@@ -1,0 +1,69 @@
+import dataclasses
+import json
+import pathlib
+import sys
+
+import pytest
+
+from pvr_keras import config as configs
+from pvr_keras.tuning import distributed
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "recipes"))
+import tune  # noqa: E402
+
+TINY = ["--num-examples", "256", "--val-examples", "128", "--epochs", "1"]
+
+
+@pytest.fixture(autouse=True)
+def no_tuner_env(monkeypatch):
+    for name in (distributed.ENV_TUNER_ID, distributed.ENV_ORACLE_IP, distributed.ENV_ORACLE_PORT):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_random_search_end_to_end_then_resume(tmp_path, capsys):
+    args = [*TINY, "--max-trials", "2", "--directory", str(tmp_path)]
+    summary = tune.main(args)
+    folder = tmp_path / "random_mlp_w1_mod_sum_n256"
+    assert summary["project"] == str(folder) and summary["role"] == "single"
+    assert summary["trials"] == 2 and summary["status"] == {"COMPLETED": 2}
+    saved = json.loads((folder / "best.json").read_text())
+    assert saved == json.loads(json.dumps(summary, default=str))
+    scores = [b["val_accuracy"] for b in saved["best"]]
+    assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
+    for best in saved["best"]:
+        values = best["values"]
+        assert values["optimizer"] in ("sgd", "adam", "adagrad", "lamb")
+        assert 1e-3 <= values["learning_rate"] <= 0.4
+        assert values["batch_size"] in (128, 256, 512, 1024, 2048, 4096)
+    assert json.loads((folder / "config.json").read_text())["max_trials"] == 2
+    assert "best val_accuracy" in capsys.readouterr().out
+    # The same command again: the search is complete, nothing is trained again.
+    again = tune.main(args)
+    by_id = {b["trial_id"]: (b["val_accuracy"], b["values"]) for b in summary["best"]}
+    assert again["trials"] == 2
+    assert {b["trial_id"]: (b["val_accuracy"], b["values"]) for b in again["best"]} == by_id
+    assert sorted(p.name for p in folder.glob("trial_*")) == ["trial_0", "trial_1"]
+
+
+def test_another_search_in_the_same_project_is_refused(tmp_path):
+    folder = tmp_path / "random_mlp_w1_mod_sum_n256"
+    configs.write(dataclasses.replace(tune.Config(), num_examples=256, window=2), folder)
+    with pytest.raises(ValueError, match=r"holds a search of another configuration.*'window'"):
+        tune.main([*TINY, "--directory", str(tmp_path), "--project", folder.name])
+
+
+def test_distributed_settings_are_checked_first(tmp_path):
+    with pytest.raises(ValueError, match="needs both a tuner id"):
+        tune.main([*TINY, "--directory", str(tmp_path), "--tuner-id", "tuner0"])
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["hyperband", "bayesian"])
+def test_other_tuners(tmp_path, kind):
+    summary = tune.main(
+        [*TINY, "--epochs", "2", "--tuner", kind, "--max-trials", "2", "--directory", str(tmp_path)]
+    )
+    assert summary["trials"] >= 1 and set(summary["status"]) == {"COMPLETED"}
+    assert summary["best"][0]["val_accuracy"] is not None
