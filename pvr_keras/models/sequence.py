@@ -68,7 +68,7 @@ def image_sequence(
         seq_len: images per sequence.
         num_classes: number of output logits.
         image_shape: (height, width, channels) of one image.
-        conv_widths: filters of each conv stage of the encoder.
+        conv_widths: filters of each conv stage of the encoder (empty: a dense encoder).
         head: one of ``mlp``, ``transformer``, ``mixer``.
         dim: embedding width of an image (the transformer needs it divisible by ``heads``).
         widths: hidden widths of the ``mlp`` head.
@@ -91,10 +91,18 @@ def image_sequence(
     image_shape = _check_image_shape(image_shape)
     check_positive(seq_len=seq_len, num_classes=num_classes, dim=dim)
     check_positive(**{f"conv_widths[{i}]": w for i, w in enumerate(conv_widths)})
+    if head == "mlp":
+        if not len(widths):
+            raise ValueError("widths must not be empty: the mlp head needs a pre_logits layer")
+        check_positive(**{f"widths[{i}]": w for i, w in enumerate(widths)})
+    else:
+        check_positive(depth=depth, heads=heads, mlp_dim=mlp_dim)
+        if head == "transformer" and dim % heads:
+            raise ValueError(f"dim must be divisible by heads={heads}; received dim={dim}")
+
     images = keras.Input(shape=(seq_len, *image_shape), dtype="float32", name="images")
     x = _encode(images, conv_widths, dim)
     if head == "mlp":
-        check_positive(**{f"widths[{i}]": w for i, w in enumerate(widths)})
         x = keras.layers.Flatten(name="flatten")(x)
         for i, width in enumerate(widths):
             last = i == len(widths) - 1
@@ -102,9 +110,6 @@ def image_sequence(
                 width, activation="relu", name="pre_logits" if last else f"block{i}"
             )(x)
     else:
-        check_positive(depth=depth, heads=heads, mlp_dim=mlp_dim)
-        if head == "transformer" and dim % heads:
-            raise ValueError(f"dim must be divisible by heads={heads}; received dim={dim}")
         x = ClassToken(name="class_token")(x)  # (batch, seq + 1, dim)
         if head == "transformer":
             x = PositionEmbedding(name="position_embedding")(x)
@@ -113,7 +118,8 @@ def image_sequence(
                 x = _encoder_block(x, heads=heads, mlp_dim=mlp_dim, name=f"block{i}")
             else:
                 x = _mixer_block(x, token_dim=mlp_dim, channel_dim=4 * dim, name=f"block{i}")
-        x = keras.layers.Cropping1D((0, seq_len), name="class_token_output")(x)
+        # LayerNorm acts per token, so normalising only the class token gives the same features.
+        x = keras.layers.Cropping1D((0, seq_len), name="class_token_output")(x)  # (batch, 1, dim)
         x = keras.layers.Flatten(name="flatten")(x)
         x = keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON, name="pre_logits")(x)
     logits = keras.layers.Dense(num_classes, name="logits")(x)
