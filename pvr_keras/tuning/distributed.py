@@ -13,6 +13,10 @@ a worker with the same ``KERASTUNER_TUNER_ID`` starts again, the chief hands it 
 (same trial id and hyperparameters) and it trains it again from the start. The chief finishes
 only once every trial has ended, so a dead worker must be restarted (any supervisor that
 restarts failed processes with the same environment does it).
+
+A chief that dies: each worker fails within about twice ``chief_timeout`` with a message
+(``search``). Started again on the same directory and project, the chief reloads the search
+and queues the trials that were running for retry; restarted workers then finish it.
 """
 
 import os
@@ -117,13 +121,15 @@ def search(tuner, *args, **kwargs):
     until the chief has none left; alone it runs the whole search.
     """
     import grpc
+    from keras_tuner.src.distribute import oracle_client
 
     try:
         return tuner.search(*args, **kwargs)
     except grpc.RpcError as e:
         address = f"{os.environ.get(ENV_ORACLE_IP)}:{os.environ.get(ENV_ORACLE_PORT)}"
         raise RuntimeError(
-            f"lost the keras-tuner chief at {address} ({e.code().name}): it stopped answering; "
-            "the trial this worker was running stays assigned to it and reruns when a worker "
-            "with the same tuner id starts again"
+            f"lost the keras-tuner chief at {address} ({e.code().name}: no answer within "
+            f"{oracle_client.TIMEOUT:g} s). Start the chief again on the same directory and "
+            "project (it reloads the search and queues unfinished trials for retry), then the "
+            "workers"
         ) from e

@@ -55,6 +55,14 @@ def test_bad_devices(devices):
         distribute.setup(devices)
 
 
+def test_split_cpu_only_before_the_backend_starts():
+    distribute.setup()  # lists devices: the backend is initialised from here on
+    with pytest.raises(RuntimeError, match="split_cpu must run before .* initialises its devices"):
+        distribute.split_cpu(2)
+    with pytest.raises(ValueError, match="positive integer"):
+        distribute.split_cpu(0)
+
+
 def test_train_checks_devices_before_any_work(tmp_path):
     out = tmp_path / "run"
     with pytest.raises(ValueError, match="asks for more devices"):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import grpc
 import keras
 import pytest
 from keras_tuner.src.distribute import oracle_client
@@ -194,3 +195,25 @@ def test_chief_and_two_workers_survive_a_killed_worker(tmp_path):
     best = json.loads((folder / "best.json").read_text())
     assert best["role"] == "chief" and best["status"] == {"COMPLETED": 3}
     assert best["best"][0]["val_accuracy"] == max(t["score"] for t in trials.values())
+
+
+class _Unavailable(grpc.RpcError):
+    def code(self):
+        return grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+class _LosesChief:
+    def search(self, *args, **kwargs):
+        raise _Unavailable()
+
+
+def test_a_lost_chief_is_reported(clean_env):
+    clean_env.setenv(distributed.ENV_ORACLE_IP, "127.0.0.1")
+    clean_env.setenv(distributed.ENV_ORACLE_PORT, "8125")
+    clean_env.setattr(oracle_client, "TIMEOUT", 7.0)
+    with pytest.raises(
+        RuntimeError,
+        match=r"lost the keras-tuner chief at 127.0.0.1:8125 "
+        r"\(DEADLINE_EXCEEDED: no answer within 7 s\)\. Start the chief again",
+    ):
+        tuning.search(_LosesChief())
