@@ -183,7 +183,7 @@ def run_sweep(
             if claim.previous:
                 log(
                     f"[{name}] {run.run_id}: took over a stale claim of "
-                    f"{claim.previous.get('host')} pid {claim.previous.get('pid')} (dead)"
+                    f"{claim.previous.get('host')} pid {claim.previous.get('pid')} (no longer held)"
                 )
         try:
             if run.run_id in results.recorded_ids():  # finished elsewhere meanwhile

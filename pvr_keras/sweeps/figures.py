@@ -19,6 +19,7 @@ import math
 import pathlib
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -78,6 +79,19 @@ def _value_label(field, value):
     if field == "num_examples":
         return f"n={value:,}"
     return f"{field}={value}" if not isinstance(value, str) else value
+
+
+def _compact(value):
+    """1000 -> 1k, 50000000 -> 50M: short tick labels."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 1000:
+        for div, unit in ((1e6, "M"), (1e3, "k")):
+            if value >= div:
+                return f"{value / div:g}{unit}"
+    return str(value)
+
+
+def _span(values):
+    return str(values[0]) if values[0] == values[-1] else f"{values[0]}-{values[-1]}"
 
 
 def _key(record, field):
@@ -172,7 +186,11 @@ def plot(records, spec, path, metric="test_accuracy"):
     ncols = min(4, len(panels))
     nrows = math.ceil(len(panels) / ncols)
     fig, axes = plt.subplots(
-        nrows, ncols, figsize=(4.2 * ncols, 3.4 * nrows + 0.9), squeeze=False, sharey=True
+        nrows,
+        ncols,
+        figsize=(max(6.4, 4.2 * ncols), 3.4 * nrows + 0.9),
+        squeeze=False,
+        sharey=True,
     )
     line_values = _sort({r[line] for r in rows})
     colors = {
@@ -211,8 +229,11 @@ def plot(records, spec, path, metric="test_accuracy"):
         ax.axhline(CHANCE, color="grey", lw=0.8, ls=":")
         title = ", ".join(_value_label(f, v) for f, v in zip(panel_fields, panel, strict=True))
         ax.set(title=title, xlabel=LABELS.get(x, x), ylim=(-0.02, 1.02))
+        xs = sorted({r[x] for r in mine if r[x] is not None})
         if x == "num_examples":
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xticks(xs, [_compact(v) for v in xs])
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="best")
     for ax in axes[:, 0]:
@@ -223,7 +244,7 @@ def plot(records, spec, path, metric="test_accuracy"):
     n_failed = sum(r["failed"] for r in rows)
     n_discarded = sum(r["discarded"] for r in rows)
     note = (
-        f"points: mean ± std over seeds ({seeds[0]}-{seeds[-1]} runs per point); dotted: "
+        f"points: mean ± std over seeds ({_span(seeds)} runs per point); dotted: "
         f"chance. x: failed run (final training accuracy < 20% or NaN loss, the paper's "
         f"rule), shown, not averaged ({n_failed} runs)."
     )
