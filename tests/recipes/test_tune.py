@@ -18,7 +18,8 @@ TINY = ["--num-examples", "256", "--val-examples", "128", "--epochs", "1"]
 @pytest.fixture(autouse=True)
 def no_tuner_env(monkeypatch):
     for name in (distributed.ENV_TUNER_ID, distributed.ENV_ORACLE_IP, distributed.ENV_ORACLE_PORT):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")  # records the original, so teardown restores it
+        monkeypatch.delenv(name)
 
 
 def test_random_search_end_to_end_then_resume(tmp_path, capsys):

@@ -24,7 +24,8 @@ VARS = (distributed.ENV_TUNER_ID, distributed.ENV_ORACLE_IP, distributed.ENV_ORA
 def clean_env(monkeypatch):
     """No keras-tuner variables; whatever configure sets is undone after the test."""
     for name in VARS:
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")  # records the original, so teardown restores it
+        monkeypatch.delenv(name)
     monkeypatch.setattr(oracle_client, "TIMEOUT", oracle_client.TIMEOUT)
     return monkeypatch
 
