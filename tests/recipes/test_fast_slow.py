@@ -48,6 +48,10 @@ def test_end_to_end(trained):
     assert "fast1_slow" not in saved["cka"]
     assert 0 < saved["cka"]["fast1_fast2"] <= 1 and saved["cka"]["examples"] == 300
     assert saved["cka"]["on"] == "training set of seed 1 (no slow learner)"
+    assert sorted(saved["cka"]["all_pairs"]) == ["0-1", "0-2", "1-2"]
+    assert saved["cka"]["all_pairs"]["0-1"] == pytest.approx(saved["cka"]["fast1_fast2"])
+    pairs = saved["cka"]["all_pairs"].values()
+    assert saved["cka"]["mean_by_kind"] == {"fast_fast": pytest.approx(sum(pairs) / 3)}
     rows = (out / "fast_slow.csv").read_text().splitlines()
     assert rows[0] == "seed,fit_epoch,speed,final_train_accuracy,final_test_accuracy"
     assert len(rows) == 4
@@ -72,6 +76,8 @@ def test_a_slow_learner_is_compared_on_its_own_training_set(recipe, trained):
         assert cka["on"] == "training set of seed 2 (the slow learner)"
         assert 0 < cka["fast1_fast2"] <= 1 and 0 < cka["fast1_slow"] <= 1
         assert "fast1_slow_debiased" in cka
+        assert cka["all_pairs"]["0-2"] == pytest.approx(cka["fast1_slow"])
+        assert set(cka["mean_by_kind"]) == {"fast_fast", "fast_slow"}
         assert any("never fits" in n for n in summary["notes"]) is not expected_fits
 
 
