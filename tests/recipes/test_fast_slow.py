@@ -69,6 +69,7 @@ def test_a_slow_learner_is_compared_on_its_own_training_set(recipe, trained):
     for case, expected_fits in ((curves, True), (curves_never, False)):
         for run in runs:
             lines[run.run_id]["curve_train_eval_accuracy"] = case[run.seed]
+            lines[run.run_id]["curve_epoch"] = [1, 2, 3]
         summary = recipe.analyse(dataclasses.replace(cfg, min_gap=1), runs, lines)
         assert (summary["fast1"], summary["fast2"], summary["slow"]) == (0, 1, 2)
         assert summary["slow_fits_training_set"] is expected_fits
