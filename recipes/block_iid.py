@@ -14,10 +14,13 @@ learning_curve.png and model.keras (so that ``block_holdout.py --iid-run`` can r
 Killed and started again with the same command, it resumes.
 
 Presets. ``paper``: ResNet18 at torchvision width 64, the paper's recipe (Adam 1e-4, batch 50,
-10 epochs), 60,000 training and 10,000 test examples. ``quick`` (2-core CPU): see ``PRESETS``;
-it trades the paper's width and data for a narrower net, fewer examples, a larger learning
-rate and more epochs. Measured (real MNIST, TensorFlow, loaded shared 2-core CPU):
-QUICK_RESULTS.
+10 epochs, constant rate), 60,000 training and 10,000 test examples. ``quick`` (2-core CPU):
+ResNet18 at width 8 (178k parameters), 25,000 training examples, 5 epochs of Adam 2e-3 with a
+cosine decay, batch 50; accuracies on 2,000 test and 2,000 training examples. Measured on the
+real MNIST of ``../shared/data/tfds``, TensorFlow, a shared 2-core CPU under load (load
+average 8-9): test accuracy 94.7%, training accuracy 98.0%, 4.5 min of training (about
+5 min with start-up); the same config inside ``block_holdout.py``: 95.1% test. With
+20,000 examples, 6 epochs at a constant 1e-3 it reached only 90.4%.
 """
 
 import dataclasses
@@ -87,8 +90,8 @@ RUN_FIELDS = tuple(
 def train_run(cfg, out, *, holdout=False, verbose="auto"):
     """Trains one block run (IID or the Figure 6 holdout) of ``cfg`` into ``out``.
 
-    The run record's config is ``cfg`` (as a dict) with ``holdout`` added. The trained model
-    is saved as ``out/model.keras``. Needs the Keras backend chosen already.
+    The run record's config is ``cfg`` (as a dict, without ``out``) with ``holdout`` added.
+    The trained model is saved as ``out/model.keras``. Needs the Keras backend chosen already.
     """
     from pvr_keras import models, training
     from pvr_keras.tasks import BlockTask
@@ -112,7 +115,8 @@ def train_run(cfg, out, *, holdout=False, verbose="auto"):
         data_dir=cfg.data_dir,
         train_eval_examples=cfg.train_eval_examples,
     )
-    config = {**configs.to_dict(cfg), "out": str(out), "holdout": holdout}
+    # The folder is not part of the run's identity: a finished run can be moved or reused.
+    config = {k: v for k, v in configs.to_dict(cfg).items() if k != "out"} | {"holdout": holdout}
     setting = "holdout" if holdout else "IID"
     return training.train(
         lambda: models.get(

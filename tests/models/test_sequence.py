@@ -4,12 +4,12 @@ import pytest
 
 from pvr_keras import models
 from pvr_keras.models import image_sequence
+from pvr_keras.models.sequence import FoldSequence, UnfoldSequence
 
 from .helpers import run_model_test
 
 TINY = {"conv_widths": (4,), "dim": 8, "widths": (16, 12), "depth": 1, "heads": 2, "mlp_dim": 8}
-# Three 16x16 images per sequence: TimeDistributed unrolls over positions, and JAX compiles
-# every unrolled copy.
+# Three 16x16 images per sequence: small, for fast compiles.
 SMALL = {**TINY, "seq_len": 3, "image_shape": (16, 16, 1)}
 
 
@@ -40,6 +40,14 @@ def test_encoder_is_shared_across_positions():
     embedded = keras.ops.convert_to_numpy(tap(x))
     permuted = keras.ops.convert_to_numpy(tap(x[:, order]))
     np.testing.assert_allclose(permuted, embedded[:, order], rtol=1e-5, atol=1e-6)
+
+
+def test_fold_and_unfold_sequence_layers():
+    x = sequences(2, seq_len=3, side=4)
+    folded = keras.ops.convert_to_numpy(FoldSequence()(x))
+    np.testing.assert_array_equal(folded, x.reshape(6, 4, 4, 1))
+    np.testing.assert_array_equal(keras.ops.convert_to_numpy(UnfoldSequence(3)(folded)), x)
+    assert UnfoldSequence.from_config(UnfoldSequence(3).get_config()).seq_len == 3
 
 
 def test_registered_and_other_sizes():

@@ -11,13 +11,11 @@ import pytest
 from pvr_keras.training import read_record
 from pvr_keras.training.records import HISTORY_COLUMNS
 
+from .conftest import BLOCK_TINY as TINY
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "recipes"))
 import block_iid  # noqa: E402
-
-# resnet18 at width 2 on 300 examples: one epoch in seconds.
-TINY = ["--width", "2", "--num-examples", "300", "--test-examples", "100"]
-TINY += ["--train-eval-examples", "100", "--epochs", "1", "--learning-rate", "1e-3"]
 
 
 def test_presets():
@@ -28,10 +26,9 @@ def test_presets():
     assert quick.width < paper.width and quick.num_examples < paper.num_examples
 
 
-def test_recipe_end_to_end(tfds_dir, tmp_path, capsys):
-    out = tmp_path / "run"
-    argv = [*TINY, "--data-dir", str(tfds_dir), "--out", str(out)]
-    record = block_iid.main(argv)
+@pytest.mark.slow
+def test_recipe_end_to_end(block_iid_run, tfds_dir):
+    out, record, printed = block_iid_run
     for name in ("config.json", "record.json", "history.csv", "learning_curve.png", "model.keras"):
         assert (out / name).is_file(), name
     assert not (out / "checkpoint").exists()
@@ -40,14 +37,15 @@ def test_recipe_end_to_end(tfds_dir, tmp_path, capsys):
     assert history["epoch"].tolist() == [1]
     saved = read_record(out)
     assert saved == json.loads(json.dumps(record))
-    assert saved["status"] == "complete" and saved["model"] == "resnet18"
-    assert saved["config"]["holdout"] is False and saved["config"]["width"] == 2
+    assert saved["status"] == "complete" and saved["model"] == "vgg11_bn"
+    assert saved["config"]["holdout"] is False and saved["config"]["width"] == 1
+    assert "out" not in saved["config"]  # a finished run folder can be moved
     assert saved["num_examples"] == 300 and saved["steps_per_epoch"] == 6  # batch 50
     assert saved["recipe"]["optimizer"] == "adam" and saved["recipe"]["batch_size"] == 50
     assert saved["backend"] == os.environ.get("KERAS_BACKEND", "tensorflow")
     assert 0 <= saved["final"]["test_accuracy"] <= 1
     assert json.loads((out / "config.json").read_text())["data_dir"] == str(tfds_dir)
-    assert "IID" in capsys.readouterr().out
+    assert "IID" in printed and "test accuracy" in printed
 
 
 def test_missing_data_dir_fails_fast_with_the_fix(tmp_path):
