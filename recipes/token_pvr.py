@@ -61,12 +61,13 @@ class Config:
 
 # The quick preset of each model, sized for a 2-core CPU: the Transformer and MLP-Mixer train
 # 0.25-width copies (their full width needs ~20 GB of activations at batch 1024) and need
-# fewer epochs to reach ~100% on window 1.
+# fewer epochs to reach ~100% on window 1 (measured, TF, loaded 2-core CPU: the 0.25-width
+# Mixer had 99.93% test accuracy after epoch 2 and 100% after epoch 3, ~2 min per epoch).
 QUICK = {
     "mlp": Config(model="mlp", width=1.0),
     "mlp2x": Config(model="mlp2x", width=1.0),
-    "transformer": Config(model="transformer", width=0.25, epochs=6, warmup_epochs=1),
-    "mixer": Config(model="mixer", width=0.25, epochs=6, warmup_epochs=1),
+    "transformer": Config(model="transformer", width=0.25, epochs=4, warmup_epochs=1, min_steps=0),
+    "mixer": Config(model="mixer", width=0.25, epochs=4, warmup_epochs=1, min_steps=0),
 }
 
 
