@@ -10,7 +10,9 @@ split always come from the TFDS train split, test from test. Labels follow
 
 ``dtype="uint8"`` yields the raw pixels (0-255), a quarter of the bytes of float32 images;
 scale them to [0, 1] on the accelerator (a cast after batching, or ``keras.layers.Rescaling``
-in the model). Throughput: ``python tools/bench_data.py --part block``.
+in the model). Throughput (``python tools/bench_data.py --part block``, batch 50, 2x2 MNIST,
+shared 2-core CPU): ~13 us of CPU per example for float32, ~9 us for uint8, against ~29 us
+and ~18 us for per-example NumPy composition; 2-4x the examples/s.
 """
 
 import math
