@@ -26,6 +26,7 @@ import dataclasses
 import numpy as np
 
 from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregation
+from pvr_keras.tasks.token import check_int
 
 SOURCES = ("mnist", "cifar10")
 SOURCE_SHAPES = {"mnist": (28, 28, 1), "cifar10": (32, 32, 3)}
@@ -34,14 +35,6 @@ NUM_CLASSES = 10
 MAX_GRID = 3
 # Figure 6: held-out classes of the top-right, bottom-left and bottom-right cells.
 HOLDOUT_2X2 = ((1, 2, 3), (4, 5, 6), (7, 8, 9, 0))
-
-
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}; received {value}")
-    return int(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +68,7 @@ class BlockTask:
     aggregation: str = "mod_sum"
 
     def __post_init__(self):
-        _check_int("grid", self.grid, 2)
+        check_int("grid", self.grid, 2)
         if self.grid > MAX_GRID:
             raise ValueError(
                 f"grid must be 2 or 3: a pointer digit 0-9 can name at most 10 value cells, "
@@ -86,13 +79,13 @@ class BlockTask:
             raise ValueError(
                 f"values must be one of {', '.join(SOURCES)}; received {self.values!r}"
             )
-        _check_int("cell", self.cell, 1)
+        check_int("cell", self.cell, 1)
         if self.cell < self.source_size:
             raise ValueError(
                 f"cell must be at least the {self.values} image size {self.source_size} (the "
                 f"pointer is MNIST, 28); received cell={self.cell}"
             )
-        _check_int("window", self.window, 1)
+        check_int("window", self.window, 1)
         if self.window > self.num_value_cells:
             raise ValueError(
                 f"window must be between 1 and the number of value cells "

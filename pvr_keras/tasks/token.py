@@ -28,7 +28,7 @@ from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregat
 WINDOW_MODES = ("cyclic", "restricted")
 
 
-def _check_int(name, value, minimum):
+def check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
     if value < minimum:
@@ -62,9 +62,9 @@ class TokenTask:
     pointer: bool = True
 
     def __post_init__(self):
-        _check_int("seq_len", self.seq_len, 2)
-        _check_int("num_values", self.num_values, 2)
-        _check_int("window", self.window, 1)
+        check_int("seq_len", self.seq_len, 2)
+        check_int("num_values", self.num_values, 2)
+        check_int("window", self.window, 1)
         if self.window > self.num_positions:
             raise ValueError(
                 f"window must be between 1 and the number of value positions "

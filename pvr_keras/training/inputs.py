@@ -6,6 +6,31 @@ from pvr_keras.training.loop import TrainData
 TRAIN_EVAL_EXAMPLES = 10_000
 
 
+def _train_data(
+    stream, num_examples, *, test_examples, batch_size, train_eval_examples, eval_batch_size
+):
+    """TrainData from ``stream(split, size, **dataset_kwargs)`` of one task family."""
+
+    def make_train(first_epoch):
+        return stream(
+            "train",
+            num_examples,
+            batch_size=batch_size,
+            shuffle=True,
+            epochs=None,
+            first_epoch=first_epoch,
+        )
+
+    test = stream("test", test_examples, batch_size=eval_batch_size, shuffle=False)
+    train_eval = stream(
+        "train",
+        min(num_examples, train_eval_examples),
+        batch_size=eval_batch_size,
+        shuffle=False,
+    )
+    return TrainData(make_train, num_examples, test, train_eval)
+
+
 def token_train_data(
     task,
     num_examples,
@@ -24,38 +49,17 @@ def token_train_data(
     ``holdout`` the test split holds only held-out windows (Section 6.2).
     """
 
-    def make_train(first_epoch):
-        return data.token_dataset(
-            task,
-            num_examples,
-            split="train",
-            seed=seed,
-            holdout=holdout,
-            batch_size=batch_size,
-            shuffle=True,
-            epochs=None,
-            first_epoch=first_epoch,
-        )
+    def stream(split, size, **kwargs):
+        return data.token_dataset(task, size, split=split, seed=seed, holdout=holdout, **kwargs)
 
-    test = data.token_dataset(
-        task,
-        test_examples,
-        split="test",
-        seed=seed,
-        holdout=holdout,
-        batch_size=eval_batch_size,
-        shuffle=False,
+    return _train_data(
+        stream,
+        num_examples,
+        test_examples=test_examples,
+        batch_size=batch_size,
+        train_eval_examples=train_eval_examples,
+        eval_batch_size=eval_batch_size,
     )
-    train_eval = data.token_dataset(
-        task,
-        min(num_examples, train_eval_examples),
-        split="train",
-        seed=seed,
-        holdout=holdout,
-        batch_size=eval_batch_size,
-        shuffle=False,
-    )
-    return TrainData(make_train, num_examples, test, train_eval)
 
 
 def block_train_data(
@@ -82,24 +86,14 @@ def block_train_data(
             task, size, split=split, seed=seed, holdout=holdout, data_dir=data_dir, **kwargs
         )
 
-    def make_train(first_epoch):
-        return stream(
-            "train",
-            num_examples,
-            batch_size=batch_size,
-            shuffle=True,
-            epochs=None,
-            first_epoch=first_epoch,
-        )
-
-    test = stream("test", test_examples, batch_size=eval_batch_size, shuffle=False)
-    train_eval = stream(
-        "train",
-        min(num_examples, train_eval_examples),
-        batch_size=eval_batch_size,
-        shuffle=False,
+    return _train_data(
+        stream,
+        num_examples,
+        test_examples=test_examples,
+        batch_size=batch_size,
+        train_eval_examples=train_eval_examples,
+        eval_batch_size=eval_batch_size,
     )
-    return TrainData(make_train, num_examples, test, train_eval)
 
 
 def sequence_train_data(
@@ -122,21 +116,11 @@ def sequence_train_data(
             task, size, split=split, seed=seed, holdout=holdout, data_dir=data_dir, **kwargs
         )
 
-    def make_train(first_epoch):
-        return stream(
-            "train",
-            num_examples,
-            batch_size=batch_size,
-            shuffle=True,
-            epochs=None,
-            first_epoch=first_epoch,
-        )
-
-    test = stream("test", test_examples, batch_size=eval_batch_size, shuffle=False)
-    train_eval = stream(
-        "train",
-        min(num_examples, train_eval_examples),
-        batch_size=eval_batch_size,
-        shuffle=False,
+    return _train_data(
+        stream,
+        num_examples,
+        test_examples=test_examples,
+        batch_size=batch_size,
+        train_eval_examples=train_eval_examples,
+        eval_batch_size=eval_batch_size,
     )
-    return TrainData(make_train, num_examples, test, train_eval)
