@@ -353,7 +353,14 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
     _validate(task, num_examples, split, seed, holdout, 1)
     key = _key(seed, split)
     examples = make_examples(task, key, split, holdout, data_dir)
-    names = ("x", "y", "cell_labels", "offsets", "image_index")
+    return collect_arrays(
+        examples, num_examples, key, ("x", "y", "cell_labels", "offsets", "image_index")
+    )
+
+
+def collect_arrays(examples, num_examples, key, names):
+    """Runs ``examples`` over indices 0..num_examples-1 in index order and returns NumPy
+    ``x, y, info`` where ``info`` maps ``names[2:]`` to the extra outputs."""
     ds = batched_dataset(
         examples,
         num_examples,

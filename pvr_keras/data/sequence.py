@@ -11,7 +11,12 @@ import tensorflow as tf
 
 from pvr_keras.data import random
 from pvr_keras.data import token as token_data
-from pvr_keras.data.block import batched_dataset, check_positive, check_schedule
+from pvr_keras.data.block import (
+    batched_dataset,
+    check_positive,
+    check_schedule,
+    collect_arrays,
+)
 from pvr_keras.data.images import load_images
 from pvr_keras.tasks import TokenTask
 
@@ -143,17 +148,4 @@ def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None
     """
     _validate(task, num_examples, split, seed, holdout, 1)
     examples, key = make_examples(task, seed, split, holdout, data_dir)
-    names = ("x", "y", "tokens", "image_index")
-    ds = batched_dataset(
-        examples,
-        num_examples,
-        min(num_examples, 1024),
-        key,
-        shuffle=False,
-        epochs=1,
-        first_epoch=0,
-        outputs=names,
-    )
-    parts = list(zip(*((t.numpy() for t in batch) for batch in ds), strict=True))
-    x, y, *rest = (np.concatenate(part) for part in parts)
-    return x, y, dict(zip(names[2:], rest, strict=True))
+    return collect_arrays(examples, num_examples, key, ("x", "y", "tokens", "image_index"))
