@@ -16,10 +16,10 @@ and ~18 us for per-example NumPy composition; 2-4x the examples/s.
 """
 
 import math
-import weakref
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.compiler.tf2xla.python import xla
 
 from pvr_keras.data import random
 from pvr_keras.data.images import load_images
@@ -97,77 +97,56 @@ def batched_dataset(
     return ds.prefetch(tf.data.AUTOTUNE)
 
 
-_TABLES = {}  # id(images) -> (weakref to images, column table): built once per source split
+def make_composer(task, images):
+    """Returns ``compose(image_index, offsets)``, composing block images by in-place copies.
 
+    ``images`` are the source splits as uint8 (N, h, w, C) arrays: the pointer's and, when it
+    differs, the values'. ``compose`` is XLA-compiled: for each example it starts from a zero
+    canvas and copies each cell's image into it at the cell's offset (a dynamic slice and a
+    dynamic update slice, done in place by XLA; the same ops Keras's TensorFlow backend uses
+    for ``slice_update``). Measured on a 2-core CPU, 2x2 MNIST: ~2.4 us per example, against
+    ~6.6 us for gathers of pixel rows.
 
-def column_table(images):
-    """A source split laid out for composition: (N, h, w, C) -> (N*(w+1), (h+1)*C) uint8.
+    Args of ``compose``: image_index (B, grid*grid) int32 (cell 0 indexes the pointer's source,
+    the others the values'); offsets (B, grid*grid, 2) int32 (row, col) inside each cell.
 
-    Row ``n*(w+1) + c`` is column ``c`` of image ``n`` with one zero pixel appended below
-    it; row ``n*(w+1) + w`` is all zeros. Cached per (immutable) images array.
-    """
-    cached = _TABLES.get(id(images))
-    if cached is not None and cached[0]() is images:
-        return cached[1]
-    n, h, w, c = images.shape
-    table = np.zeros((n, w + 1, h + 1, c), np.uint8)
-    table[:, :w, :h] = images.transpose(0, 2, 1, 3)
-    table = table.reshape(n * (w + 1), (h + 1) * c)
-    table.setflags(write=False)
-    _TABLES[id(images)] = (weakref.ref(images), table)
-    return table
-
-
-def _shift_map(cell, size):
-    """(cell-size+1, cell) int32: entry [o, t] is t - o where 0 <= t - o < size, else size.
-
-    Row o maps each pixel of a cell to the image pixel shown there when the image sits at
-    offset o, with ``size`` standing for the zero pixel/row/column."""
-    local = np.arange(cell)[None] - np.arange(cell - size + 1)[:, None]
-    return tf.constant(np.where((local >= 0) & (local < size), local, size), tf.int32)
-
-
-def compose(task, sources, image_index, offsets, dtype="float32"):
-    """Composes a batch of block images: two gathers of rows and one small transpose.
-
-    Step 1 gathers, for each cell, the image column shown at each cell column (or the zero
-    column), giving cells in column-major order; one transpose makes them row-major. Step 2
-    gathers each canvas row piece (cell row r of cell (gr, gc)) from those rows (or a zero
-    row), which lays the rows out as the final row-major canvas with no further copy.
-
-    Args:
-        task: the ``BlockTask``.
-        sources: [(column table tensor, (N, h, w, C))] for the pointer and, when it differs,
-            for the values.
-        image_index: (B, grid*grid) int32; offsets: (B, grid*grid, 2) int32 (row, col).
-        dtype: ``"float32"`` (pixels scaled to [0, 1]) or ``"uint8"`` (raw pixels).
-
-    Returns:
-        (B, *task.image_shape) of ``dtype``: cell k (row-major) holds its image at its
-        offset, zeros elsewhere.
+    Returns of ``compose``: (B, *task.image_shape) uint8: cell k (row-major) holds its image at
+    its offset, zeros elsewhere (an MNIST pointer beside CIFAR-10 values is repeated over the
+    three channels).
     """
     g, cell, channels = task.grid, task.cell, task.channels
-    groups = [(0, 1), (1, task.num_cells)] if len(sources) == 2 else [(0, task.num_cells)]
-    batch = tf.shape(image_index)[0]
-    stacks, pieces, start = [], [], 0
-    for (table, (_, h, w, c)), (lo, hi) in zip(sources, groups, strict=True):
-        k = hi - lo
-        columns = tf.gather(_shift_map(cell, w), offsets[:, lo:hi, 1])  # (B, k, cell)
-        columns = tf.gather(table, image_index[:, lo:hi, None] * (w + 1) + columns)
-        rows = tf.transpose(tf.reshape(columns, [-1, k, cell, h + 1, c]), [0, 1, 3, 2, 4])
-        if channels != c:  # the MNIST pointer beside CIFAR-10 values
-            rows = tf.tile(rows, [1, 1, 1, 1, channels // c])
-        stacks.append(tf.reshape(rows, [-1, cell * channels]))  # rows (b, j, r) of h+1
-        first = start + (tf.range(batch)[:, None] * k + tf.range(k)) * (h + 1)  # (B, k)
-        pieces.append(first[..., None] + tf.gather(_shift_map(cell, h), offsets[:, lo:hi, 0]))
-        start = start + batch * k * (h + 1)
-    rows = tf.concat(stacks, axis=0) if len(stacks) > 1 else stacks[0]
-    if dtype == "float32":
-        rows = tf.cast(rows, tf.float32) * (1.0 / 255.0)
-    # pieces (B, cells, cell) -> (B, gr, r, gc): canvas row (gr, r) is g row pieces wide.
-    pieces = tf.concat(pieces, axis=1) if len(pieces) > 1 else pieces[0]
-    pieces = tf.transpose(tf.reshape(pieces, [-1, g, g, cell]), [0, 1, 3, 2])
-    return tf.reshape(tf.gather(rows, pieces), [-1, g * cell, g * cell, channels])
+    sources = [tf.constant(im) for im in images]
+    value_source = sources[-1]
+
+    def place(canvas, image_index, offsets, b):
+        for k in range(task.num_cells):
+            source = sources[0] if k == 0 else value_source
+            _, h, w, c = source.shape
+            image = xla.dynamic_slice(source, tf.stack([image_index[b, k], 0, 0, 0]), [1, h, w, c])
+            if c != channels:
+                image = tf.tile(image, [1, 1, 1, channels // c])
+            top = (k // g) * cell + offsets[b, k, 0]
+            left = (k % g) * cell + offsets[b, k, 1]
+            canvas = xla.dynamic_update_slice(canvas, image, tf.stack([b, top, left, 0]))
+        return canvas
+
+    @tf.function(jit_compile=True, autograph=False)
+    def compose(image_index, offsets):
+        batch = tf.shape(image_index)[0]
+        canvas = tf.zeros([batch, g * cell, g * cell, channels], tf.uint8)
+        _, canvas = tf.while_loop(
+            lambda b, _: b < batch,
+            lambda b, canvas: (b + 1, place(canvas, image_index, offsets, b)),
+            (tf.constant(0), canvas),
+        )
+        return canvas
+
+    return compose
+
+
+def to_float(x):
+    """uint8 pixels -> float32 in [0, 1]."""
+    return tf.cast(x, tf.float32) * (1.0 / 255.0)
 
 
 def _pools(task, split, holdout, labels):
@@ -201,7 +180,7 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
     pools = _pools(task, split, holdout, value_labels)
     same = task.values == task.pointer_source
     images = [pointer_images] if same else [pointer_images, value_images]
-    sources = [(tf.constant(column_table(im)), im.shape) for im in images]
+    compose = make_composer(task, images)
     pointer_labels_t = tf.constant(pointer_labels)
     value_labels_t = pointer_labels_t if same else tf.constant(value_labels)
     pools_t = [None if pool is None else tf.constant(pool) for pool in pools]
@@ -231,9 +210,9 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
             ],
             axis=1,
         )  # (B, cells, 2)
-        x = compose(
-            task, sources, tf.cast(image_index, tf.int32), tf.cast(offsets, tf.int32), dtype
-        )
+        x = compose(tf.cast(image_index, tf.int32), tf.cast(offsets, tf.int32))
+        if dtype == "float32":
+            x = to_float(x)
         cell_labels = tf.concat(
             [
                 tf.gather(pointer_labels_t, image_index[:, :1]),
@@ -254,7 +233,7 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
             "image_index": image_index,
         }
 
-    return examples
+    return tf.function(examples, jit_compile=True, autograph=False)
 
 
 def _validate(task, num_examples, split, seed, holdout, batch_size):
