@@ -3,16 +3,17 @@
 Example ``i`` of a split is a pure function of (seed, split, holdout, i): for every cell a
 counter-based hash (``random.py``) picks a source image, uniformly among the images that cell
 may hold, and a uniform jitter offset inside the cell. Batches are composed ~1000 examples
-at a time (``compose``: two gathers of pixel rows from a column-major copy of the source and
-one small transpose; no per-example Python) and then split into batches. Images of the train
-split always come from the TFDS train split, test from test. Labels follow
-``BlockTask.label`` (tested against it).
+at a time by one XLA-compiled function (the hash, the labels and ``make_composer``'s in-place
+copies of each image into a zero canvas; no per-example Python) and then split into batches.
+Images of the train split always come from the TFDS train split, test from test. Labels
+follow ``BlockTask.label`` (tested against it).
 
 ``dtype="uint8"`` yields the raw pixels (0-255), a quarter of the bytes of float32 images;
 scale them to [0, 1] on the accelerator (a cast after batching, or ``keras.layers.Rescaling``
 in the model). Throughput (``python tools/bench_data.py --part block``, batch 50, 2x2 MNIST,
-shared 2-core CPU): ~13 us of CPU per example for float32, ~9 us for uint8, against ~29 us
-and ~18 us for per-example NumPy composition; 2-4x the examples/s.
+2-core CPU): read inside TF as Keras fit on TensorFlow reads it, ~300k examples/s float32
+(~6 us of CPU per example) and ~430k/s uint8 (~4 us); per-example NumPy composition makes
+~32k/s float32 (~31 us) in a bare loop, ~19k/s fed through ``from_generator``.
 """
 
 import math
@@ -104,8 +105,8 @@ def make_composer(task, images):
     differs, the values'. ``compose`` is XLA-compiled: for each example it starts from a zero
     canvas and copies each cell's image into it at the cell's offset (a dynamic slice and a
     dynamic update slice, done in place by XLA; the same ops Keras's TensorFlow backend uses
-    for ``slice_update``). Measured on a 2-core CPU, 2x2 MNIST: ~2.4 us per example, against
-    ~6.6 us for gathers of pixel rows.
+    for ``slice_update``). Measured on a 2-core CPU, 2x2 MNIST: 1.5-3.5 us per example (the
+    machine is noisy), against 4-6.6 us for the earlier two gathers of pixel rows.
 
     Args of ``compose``: image_index (B, grid*grid) int32 (cell 0 indexes the pointer's source,
     the others the values'); offsets (B, grid*grid, 2) int32 (row, col) inside each cell.
