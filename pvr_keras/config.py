@@ -94,6 +94,20 @@ def peek(argv, field, default):
     return getattr(known, field)
 
 
+def devices_field():
+    """The ``devices`` field of a training recipe's Config (``--devices N``).
+
+    A run's results do not depend on it (the global batch is the recipe's), so recipes leave
+    it out of the run record's config: a run killed on N devices may resume on M.
+    """
+    return dataclasses.field(
+        default=None,
+        metadata={
+            "help": "train data-parallel on the first N devices (default: all GPUs, else CPU)"
+        },
+    )
+
+
 def to_dict(config):
     """A JSON-ready dict of a config (tuples become lists, paths strings)."""
     return json.loads(json.dumps(dataclasses.asdict(config), default=str))

@@ -3,6 +3,7 @@
     python recipes/block_holdout.py --data-dir ../shared/data/tfds       # quick, on a CPU
     python recipes/block_holdout.py --iid-run runs/block_iid/...         # reuse an IID run
     python recipes/block_holdout.py --preset paper --model vgg11_bn
+    python recipes/block_holdout.py --preset paper --devices 4           # data-parallel, 4 GPUs
 
 Trains the CNN under the holdout shift of Figure 6 (training never has digits 1-3 top right,
 4-6 bottom left, 7-9 or 0 bottom right; the test set has only those) and, for comparison, the
@@ -194,6 +195,10 @@ def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
     if cfg.backend:
         os.environ["KERAS_BACKEND"] = cfg.backend
+    from pvr_keras.training import distribute
+
+    # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
+    placement = distribute.setup(cfg.devices)
     out = pathlib.Path(cfg.out.format(**dataclasses.asdict(cfg)))
     if cfg.iid_run is not None:
         check_iid_run(cfg, cfg.iid_run)  # before any training
@@ -201,13 +206,15 @@ def main(argv=None):
     base = block_iid.Config(
         **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(block_iid.Config)}
     )
-    holdout = block_iid.train_run(base, out / "holdout", holdout=True)
+    holdout = block_iid.train_run(base, out / "holdout", holdout=True, distribution=placement)
     if cfg.iid_run is None:
-        iid = block_iid.train_run(base, out / "iid")
+        iid = block_iid.train_run(base, out / "iid", distribution=placement)
         iid_dir = out / "iid"
     else:
         iid, iid_dir = check_iid_run(cfg, cfg.iid_run), pathlib.Path(cfg.iid_run)
         print(f"IID model: reusing {iid_dir}")
+    if not placement.is_chief:  # in a multi-host run the chief alone writes the analysis
+        return holdout
 
     import keras
 

@@ -3,6 +3,7 @@
     python recipes/block_iid.py --data-dir ../shared/data/tfds          # quick, on a CPU
     python recipes/block_iid.py --model vgg11_bn --values cifar10 --backend jax
     python recipes/block_iid.py --preset paper                          # width 64, 60k/10k
+    python recipes/block_iid.py --preset paper --devices 4              # data-parallel, 4 GPUs
 
 Each example is an 80x80 image of four 40x40 cells holding jittered MNIST digits (or CIFAR-10
 images with ``--values cifar10``); the top-left digit points at a cell (0-3 top right, 4-6
@@ -61,6 +62,7 @@ class Config:
     backend: str | None = dataclasses.field(
         default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
     )
+    devices: int | None = configs.devices_field()
     out: str = dataclasses.field(
         default="runs/block_iid/{model}_w{width}_{values}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
@@ -83,15 +85,19 @@ PRESETS = {"quick": QUICK, "paper": PAPER}
 # Fields that describe the run; a block_iid folder can stand in for the IID model of a
 # block_holdout run when these agree.
 RUN_FIELDS = tuple(
-    f.name for f in dataclasses.fields(Config) if f.name not in ("data_dir", "backend", "out")
+    f.name
+    for f in dataclasses.fields(Config)
+    if f.name not in ("data_dir", "backend", "devices", "out")
 )
 
 
-def train_run(cfg, out, *, holdout=False, verbose="auto"):
+def train_run(cfg, out, *, holdout=False, verbose="auto", distribution=None):
     """Trains one block run (IID or the Figure 6 holdout) of ``cfg`` into ``out``.
 
-    The run record's config is ``cfg`` (as a dict, without ``out``) with ``holdout`` added.
-    The trained model is saved as ``out/model.keras``. Needs the Keras backend chosen already.
+    The run record's config is ``cfg`` (as a dict, without ``out`` and ``devices``) with
+    ``holdout`` added. The trained model is saved as ``out/model.keras``. Needs the Keras
+    backend chosen already; ``distribution`` is ``distribute.setup``'s placement (default:
+    made from ``cfg.devices``).
     """
     from pvr_keras import models, training
     from pvr_keras.tasks import BlockTask
@@ -115,8 +121,10 @@ def train_run(cfg, out, *, holdout=False, verbose="auto"):
         data_dir=cfg.data_dir,
         train_eval_examples=cfg.train_eval_examples,
     )
-    # The folder is not part of the run's identity: a finished run can be moved or reused.
-    config = {k: v for k, v in configs.to_dict(cfg).items() if k != "out"} | {"holdout": holdout}
+    # Neither the folder nor the device count is part of the run's identity: a finished run
+    # can be moved or reused, a killed one resumed on other devices.
+    config = {k: v for k, v in configs.to_dict(cfg).items() if k not in ("out", "devices")}
+    config["holdout"] = holdout
     setting = "holdout" if holdout else "IID"
     return training.train(
         lambda: models.get(
@@ -130,6 +138,7 @@ def train_run(cfg, out, *, holdout=False, verbose="auto"):
         verbose=verbose,
         title=f"{cfg.model} (width {cfg.width}), 2x2 {cfg.values} blocks, {setting}",
         save_model=True,
+        **({"devices": cfg.devices} if distribution is None else {"distribution": distribution}),
     )
 
 
@@ -147,9 +156,13 @@ def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
     if cfg.backend:
         os.environ["KERAS_BACKEND"] = cfg.backend
+    from pvr_keras.training import distribute
+
+    # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
+    placement = distribute.setup(cfg.devices)
     out = cfg.out.format(**dataclasses.asdict(cfg))
     configs.write(cfg, out)
-    record = train_run(cfg, out)
+    record = train_run(cfg, out, distribution=placement)
     print(f"\n{summary(record, 'IID')}\nrecord: {out}/record.json")
     return record
 

@@ -3,6 +3,7 @@
     python recipes/image_sequence.py --data-dir ../shared/data/tfds       # quick, on a CPU
     python recipes/image_sequence.py --window 2 --aggregation maj_vote --head transformer
     python recipes/image_sequence.py --preset paper --backend jax
+    python recipes/image_sequence.py --preset paper --devices 4           # data-parallel, 4 GPUs
 
 The token task (``TokenTask``: position 0 the pointer, ``window`` values aggregated) with every
 token drawn as a random MNIST image of that digit, from the matching TFDS split of
@@ -76,6 +77,7 @@ class Config:
     backend: str | None = dataclasses.field(
         default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
     )
+    devices: int | None = configs.devices_field()
     out: str = dataclasses.field(
         default="runs/image_sequence/{head}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
@@ -102,6 +104,10 @@ def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
     if cfg.backend:
         os.environ["KERAS_BACKEND"] = cfg.backend
+    from pvr_keras.training import distribute
+
+    # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
+    placement = distribute.setup(cfg.devices)
     from pvr_keras import models, training
     from pvr_keras.tasks import TokenTask
     from pvr_keras.training.inputs import sequence_train_data
@@ -140,8 +146,9 @@ def main(argv=None):
         data,
         recipe,
         out,
-        config=configs.to_dict(cfg),
+        config={k: v for k, v in configs.to_dict(cfg).items() if k != "devices"},
         seed=cfg.seed,
+        distribution=placement,
         title=f"image sequences, {cfg.head} head, window {cfg.window} {cfg.aggregation}",
     )
     final = record["final"]

@@ -47,12 +47,7 @@ class Config:
     backend: str | None = dataclasses.field(
         default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
     )
-    devices: int | None = dataclasses.field(
-        default=None,
-        metadata={
-            "help": "train data-parallel on the first N devices (default: all GPUs, else CPU)"
-        },
-    )
+    devices: int | None = configs.devices_field()
     out: str = dataclasses.field(
         default="runs/token_pvr/{model}_x{width}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},

@@ -72,13 +72,14 @@ def test_train_checks_devices_before_any_work(tmp_path):
         training.train(None, None, training.TOKEN, out, devices=1, distribution=distribute.setup())
 
 
-def test_token_pvr_devices_flag(tmp_path):
+@pytest.mark.parametrize("recipe", ["token_pvr", "block_iid", "block_holdout", "image_sequence"])
+def test_recipes_check_the_devices_flag_before_any_work(tmp_path, recipe):
     sys.path.insert(0, str(REPO / "recipes"))
-    import token_pvr
+    main = __import__(recipe).main
 
     asked = _visible() + 3
     with pytest.raises(ValueError, match=rf"devices={asked} asks for more devices"):
-        token_pvr.main(["--devices", str(asked), "--out", str(tmp_path / "run")])
+        main(["--devices", str(asked), "--out", str(tmp_path / "run")])
     assert not (tmp_path / "run").exists()
 
 
@@ -269,3 +270,48 @@ def test_two_devices_follow_the_one_device_run(tmp_path):
         np.testing.assert_allclose(h2[key], h1[key], rtol=1e-4, err_msg=key)
     for key in ("train_accuracy", "train_eval_accuracy", "test_accuracy"):
         np.testing.assert_allclose(h2[key], h1[key], atol=1.5e-3, err_msg=key)
+
+
+BLOCK_HOLDOUT_TWO_DEVICES = """
+import sys
+from pvr_keras.training import distribute
+distribute.split_cpu(2)
+sys.path.insert(0, sys.argv[1])
+import block_holdout
+block_holdout.main(["--model", "vgg11_bn", "--width", "1", "--num-examples", "101",
+                    "--test-examples", "51", "--train-eval-examples", "51", "--epochs", "1",
+                    "--devices", "2", "--data-dir", sys.argv[2], "--out", sys.argv[3]])
+"""
+
+
+@pytest.mark.slow
+def test_block_holdout_on_two_devices(tmp_path, tfds_dir):
+    """The visual recipes pass --devices through: both runs on 2 replicas, ragged batches of
+    1 and 51 examples included, and the logit analysis written."""
+    env = dict(os.environ, KERAS_BACKEND=BACKEND, TF_CPP_MIN_LOG_LEVEL="3")
+    out = tmp_path / "run"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            BLOCK_HOLDOUT_TWO_DEVICES,
+            str(REPO / "recipes"),
+            str(tfds_dir),
+            out,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    engine = {"tensorflow": distribute.MIRRORED, "jax": distribute.DATA_PARALLEL}[BACKEND]
+    for name in ("holdout", "iid"):
+        record = read_record(out / name)
+        assert record["status"] == "complete"
+        assert record["distribution"]["engine"] == engine
+        assert record["distribution"]["num_replicas"] == 2
+        assert "devices" not in record["config"]  # a killed run may resume on other devices
+    summary = json.loads((out / "logits.json").read_text())
+    assert set(summary["models"]) == {"IID", "holdout"}
+    assert "model trained holdout" in proc.stdout
