@@ -234,6 +234,8 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
             "image_index": image_index,
         }
 
+    # One XLA computation for the hash, the labels and the copies (the composer's function is
+    # inlined into it), as token.py does for its integer ops.
     return tf.function(examples, jit_compile=True, autograph=False)
 
 
