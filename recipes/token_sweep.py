@@ -43,7 +43,7 @@ MLP-Mixer runs up to 10^6) ~1 GPU-day; ``holdout`` 50 MLP runs of 6x10^7 example
 GPU-hour. Split them over machines with ``--shard`` or a shared ``--out``.
 
 Measured quick presets on this project's 2-core CPU (see the README gallery): size_window 8.9
-min (JAX, loaded machine), holdout 8.3 min, aggregations 6.5 min and pointer 5.6 min (TF, quiet
+and holdout 8.3 min (JAX, loaded machine), aggregations 6.5 min and pointer 5.6 min (TF, quiet
 machine, peak RSS 1.4 GB).
 """
 
