@@ -33,14 +33,20 @@ def mlp(
     check_positive(**{f"widths[{i}]": w for i, w in enumerate(widths)})
     tokens = token_input(seq_len)
     x = keras.layers.Embedding(vocab, embed_dim, name="embedding")(tokens)  # (batch, seq, dim)
-    x = keras.layers.Flatten(name="flatten")(x)
+    x = dense_stack(keras.layers.Flatten(name="flatten")(x), widths)
+    logits = keras.layers.Dense(num_classes, name="logits")(x)
+    return CheckedModel(tokens, logits, name=name)
+
+
+def dense_stack(x, widths):
+    """Dense+ReLU layers of ``widths``, named ``block0``, ``block1``, ... and, the last,
+    ``pre_logits``: the MLP's body, also the image-sequence model's MLP head."""
     for i, width in enumerate(widths):
         last = i == len(widths) - 1
         x = keras.layers.Dense(
             width, activation="relu", name="pre_logits" if last else f"block{i}"
         )(x)
-    logits = keras.layers.Dense(num_classes, name="logits")(x)
-    return CheckedModel(tokens, logits, name=name)
+    return x
 
 
 def mlp2x(

@@ -6,6 +6,7 @@ from keras import ops
 from pvr_keras.models.common import CheckedModel, check_positive
 from pvr_keras.models.layers import ClassToken, PositionEmbedding
 from pvr_keras.models.mixer import LAYER_NORM_EPSILON, _mixer_block
+from pvr_keras.models.mlp import dense_stack
 from pvr_keras.models.transformer import _encoder_block
 
 HEADS = ("mlp", "transformer", "mixer")
@@ -154,12 +155,7 @@ def image_sequence(
     images = keras.Input(shape=(seq_len, *image_shape), dtype="float32", name="images")
     x = _encode(images, conv_widths, dim)
     if head == "mlp":
-        x = keras.layers.Flatten(name="flatten")(x)
-        for i, width in enumerate(widths):
-            last = i == len(widths) - 1
-            x = keras.layers.Dense(
-                width, activation="relu", name="pre_logits" if last else f"block{i}"
-            )(x)
+        x = dense_stack(keras.layers.Flatten(name="flatten")(x), widths)
     else:
         x = ClassToken(name="class_token")(x)  # (batch, seq + 1, dim)
         if head == "transformer":
