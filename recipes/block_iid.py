@@ -91,13 +91,12 @@ RUN_FIELDS = tuple(
 )
 
 
-def train_run(cfg, out, *, holdout=False, verbose="auto", distribution=None):
+def train_run(cfg, out, *, distribution, holdout=False, verbose="auto"):
     """Trains one block run (IID or the Figure 6 holdout) of ``cfg`` into ``out``.
 
     The run record's config is ``cfg`` (as a dict, without ``out`` and ``devices``) with
     ``holdout`` added. The trained model is saved as ``out/model.keras``. Needs the Keras
-    backend chosen already; ``distribution`` is ``distribute.setup``'s placement (default:
-    made from ``cfg.devices``).
+    backend chosen already; ``distribution`` is ``distribute.setup(cfg.devices)``'s placement.
     """
     from pvr_keras import models, training
     from pvr_keras.tasks import BlockTask
@@ -138,7 +137,7 @@ def train_run(cfg, out, *, holdout=False, verbose="auto", distribution=None):
         verbose=verbose,
         title=f"{cfg.model} (width {cfg.width}), 2x2 {cfg.values} blocks, {setting}",
         save_model=True,
-        **({"devices": cfg.devices} if distribution is None else {"distribution": distribution}),
+        distribution=distribution,
     )
 
 
