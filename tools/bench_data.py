@@ -48,6 +48,7 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
 
 from pvr_keras import data  # noqa: E402
 from pvr_keras.tasks import BlockTask, TokenTask  # noqa: E402
@@ -89,30 +90,21 @@ def tf_batches(task):
 
 
 def in_graph_rate(task, seconds):
-    """Production rate with the batches consumed inside TF (as Keras fit on TensorFlow does),
-    so no Python runs per batch."""
-    import tensorflow as tf
-
-    ds = data.token_dataset(task, 50_000_000, batch_size=BATCH)
-    count = tf.function(
-        lambda d: d.reduce(tf.constant(0, tf.int64), lambda n, b: n + tf.shape(b[1], tf.int64)[0])
-    )
+    """Production rate with the batches consumed inside TF (``in_graph_batches``), over at
+    least ``seconds``."""
+    num_batches = 50_000_000 // BATCH
+    ds = data.token_dataset(task, num_batches * BATCH, batch_size=BATCH)
     steps = 200
-    count(ds.take(20))  # warm up
     while True:
-        t0 = time.perf_counter()
-        n = int(count(ds.take(steps)))
-        elapsed = time.perf_counter() - t0
-        if elapsed > seconds or steps > 10**6:
-            return n / elapsed
+        rate_, _ = in_graph_batches(ds, 20 + steps, warmup=20)
+        if steps * BATCH / rate_ > seconds or 20 + 4 * steps > num_batches:
+            return rate_
         steps *= 4
 
 
 def trivial_batches(task):
     """A tf.data pipeline that only repeats one ready batch: the floor of per-batch Python
     iteration overhead, whatever the pipeline computes."""
-    import tensorflow as tf
-
     x, y = next(numpy_batches(task))
     yield from tf.data.Dataset.from_tensors((x, y)).repeat().prefetch(8)
 
@@ -170,8 +162,6 @@ class NumpyBlockDataset:
 
     def dataset(self, num_examples, batch_size):
         """The batches as a tf.data pipeline (``from_generator``), as one feeds them to Keras."""
-        import tensorflow as tf
-
         signature = (
             tf.TensorSpec((None, *self.task.image_shape), self.dtype),
             tf.TensorSpec((None,), tf.int32),
@@ -198,31 +188,23 @@ def measure_batches(batches, warmup=5):
     return count / wall, cpu / count * 1e6
 
 
-_CONSUMERS = {}
+@tf.function
+def _consume(iterator, steps):
+    n = tf.constant(0, tf.int64)
+    for _ in tf.range(steps):
+        _, y = next(iterator)
+        n += tf.shape(y, tf.int64)[0]
+    return n
 
 
 def in_graph_batches(ds, num_batches, warmup=50):
     """(examples/s, CPU us per example) with the batches consumed inside TF, as Keras fit on
     TensorFlow reads them (``next`` on an iterator inside a ``tf.function``): no Python or
     NumPy per batch. Timed after ``warmup`` batches of the same iterator."""
-    import tensorflow as tf
-
-    if "consume" not in _CONSUMERS:  # one tf.function, traced once per dataset signature
-
-        @tf.function
-        def consume(iterator, steps):
-            n = tf.constant(0, tf.int64)
-            for _ in tf.range(steps):
-                _, y = next(iterator)
-                n += tf.shape(y, tf.int64)[0]
-            return n
-
-        _CONSUMERS["consume"] = consume
-    consume = _CONSUMERS["consume"]
     iterator = iter(ds)
-    consume(iterator, tf.constant(warmup))
+    _consume(iterator, tf.constant(warmup))
     start, cpu = time.perf_counter(), time.process_time()
-    n = int(consume(iterator, tf.constant(num_batches - warmup)))
+    n = int(_consume(iterator, tf.constant(num_batches - warmup)))
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     return n / wall, cpu / n * 1e6
 
@@ -261,8 +243,6 @@ def bench_block(args):
     def floor():
         """One ready uint8 batch repeated: the cost of iterating batches of 50 from Python,
         whatever the pipeline computes (a ceiling on any tf.data pipeline read that way)."""
-        import tensorflow as tf
-
         x, y = next(stream("uint8").as_numpy_iterator())
         ds = tf.data.Dataset.from_tensors((x, y)).repeat(args.block_examples // BLOCK_BATCH)
         return measure_batches(ds.prefetch(8).as_numpy_iterator())
