@@ -108,6 +108,36 @@ def devices_field():
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class VisualConfig:
+    """The fields every visual recipe's Config shares (``block_iid``, ``block_holdout``,
+    ``image_sequence``), at the paper's visual recipe (Appendix A: Adam 1e-4, batch 50, 10
+    epochs, constant rate; 60,000 training and 10,000 test examples). A recipe subclasses it
+    and adds its task and model fields and its ``out``.
+    """
+
+    num_examples: int = dataclasses.field(default=60_000, metadata={"help": "training set size"})
+    test_examples: int = dataclasses.field(default=10_000, metadata={"help": "test set size"})
+    train_eval_examples: int = dataclasses.field(
+        default=10_000, metadata={"help": "training examples evaluated after each epoch"}
+    )
+    epochs: int = 10
+    batch_size: int = 50
+    learning_rate: float = dataclasses.field(default=1e-4, metadata={"help": "Adam step size"})
+    schedule: str = dataclasses.field(
+        default="constant",
+        metadata={"choices": ("constant", "cosine"), "help": "learning rate: constant or cosine"},
+    )
+    seed: int = 0
+    data_dir: str | None = dataclasses.field(
+        default=None, metadata={"help": "prepared TFDS data dir (default: TFDS_DATA_DIR)"}
+    )
+    backend: str | None = dataclasses.field(
+        default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
+    )
+    devices: int | None = devices_field()
+
+
 def to_dict(config):
     """A JSON-ready dict of a config (tuples become lists, paths strings)."""
     return json.loads(json.dumps(dataclasses.asdict(config), default=str))

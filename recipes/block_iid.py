@@ -32,7 +32,7 @@ from pvr_keras import config as configs
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(configs.VisualConfig):
     model: str = dataclasses.field(
         default="resnet18", metadata={"choices": ("resnet18", "vgg11_bn"), "help": "architecture"}
     )
@@ -43,26 +43,6 @@ class Config:
     width: int = dataclasses.field(
         default=64, metadata={"help": "base channels of the CNN (torchvision: 64)"}
     )
-    num_examples: int = dataclasses.field(default=60_000, metadata={"help": "training set size"})
-    test_examples: int = dataclasses.field(default=10_000, metadata={"help": "test set size"})
-    train_eval_examples: int = dataclasses.field(
-        default=10_000, metadata={"help": "training examples evaluated after each epoch"}
-    )
-    epochs: int = 10
-    batch_size: int = 50
-    learning_rate: float = dataclasses.field(default=1e-4, metadata={"help": "Adam step size"})
-    schedule: str = dataclasses.field(
-        default="constant",
-        metadata={"choices": ("constant", "cosine"), "help": "learning rate: constant or cosine"},
-    )
-    seed: int = 0
-    data_dir: str | None = dataclasses.field(
-        default=None, metadata={"help": "prepared TFDS data dir (default: TFDS_DATA_DIR)"}
-    )
-    backend: str | None = dataclasses.field(
-        default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
-    )
-    devices: int | None = configs.devices_field()
     out: str = dataclasses.field(
         default="runs/block_iid/{model}_w{width}_{values}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},

@@ -36,7 +36,7 @@ from pvr_keras import config as configs
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(configs.VisualConfig):
     head: str = dataclasses.field(
         default="mlp",
         metadata={"choices": ("mlp", "transformer", "mixer"), "help": "token-style head"},
@@ -58,26 +58,6 @@ class Config:
         default=(512, 1024, 512, 64), metadata={"help": "hidden widths of the mlp head"}
     )
     depth: int = dataclasses.field(default=4, metadata={"help": "transformer/mixer layers"})
-    num_examples: int = dataclasses.field(default=60_000, metadata={"help": "training set size"})
-    test_examples: int = dataclasses.field(default=10_000, metadata={"help": "test set size"})
-    train_eval_examples: int = dataclasses.field(
-        default=10_000, metadata={"help": "training examples evaluated after each epoch"}
-    )
-    epochs: int = 10
-    batch_size: int = 50
-    learning_rate: float = dataclasses.field(default=1e-4, metadata={"help": "Adam step size"})
-    schedule: str = dataclasses.field(
-        default="constant",
-        metadata={"choices": ("constant", "cosine"), "help": "learning rate: constant or cosine"},
-    )
-    seed: int = 0
-    data_dir: str | None = dataclasses.field(
-        default=None, metadata={"help": "prepared TFDS data dir (default: TFDS_DATA_DIR)"}
-    )
-    backend: str | None = dataclasses.field(
-        default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
-    )
-    devices: int | None = configs.devices_field()
     out: str = dataclasses.field(
         default="runs/image_sequence/{head}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
