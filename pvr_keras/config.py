@@ -36,11 +36,16 @@ def _none_or(kind):
 
 def build_parser(config_cls, presets, description=None):
     """An ``argparse.ArgumentParser`` with ``--preset`` and one flag per field of ``config_cls``."""
+    # Raw description: the recipes' docstrings lay out commands line by line. No
+    # ArgumentDefaultsHelpFormatter: field flags default to None (meaning "the preset's").
     parser = argparse.ArgumentParser(
-        description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--preset", choices=sorted(presets), default="quick", help="named set of defaults"
+        "--preset",
+        choices=sorted(presets),
+        default="quick",
+        help="named set of defaults (default: quick)",
     )
     hints = typing.get_type_hints(config_cls)
     for field in dataclasses.fields(config_cls):
