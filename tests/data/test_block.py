@@ -5,8 +5,6 @@ test); the checks that need real digits (Figure 6 holdout, images from the match
 read the prepared data dir ``../shared/data/tfds``.
 """
 
-import pathlib
-
 import keras
 import numpy as np
 import pytest
@@ -16,10 +14,6 @@ from pvr_keras import data
 from pvr_keras.data import block as block_data
 from pvr_keras.tasks import AGGREGATIONS, BlockTask
 
-REAL_DATA = pathlib.Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "tfds"
-needs_real = pytest.mark.skipif(
-    not REAL_DATA.is_dir(), reason=f"prepared TFDS data dir {REAL_DATA} not found"
-)
 MOCK_EXAMPLES = 500
 
 
@@ -210,8 +204,7 @@ def test_feeds_a_keras_model(mock_dir):
     assert np.isfinite(history.history["loss"][0])
 
 
-@needs_real
-def test_real_holdout_digit_sets_are_figure6():
+def test_real_holdout_digit_sets_are_figure6(tfds_dir):
     task = BlockTask()
     expected = {
         "train": [set(range(10)), {0, 4, 5, 6, 7, 8, 9}, {0, 1, 2, 3, 7, 8, 9}, {1, 2, 3, 4, 5, 6}],
@@ -219,33 +212,31 @@ def test_real_holdout_digit_sets_are_figure6():
     }
     for split, sets in expected.items():
         _, y, info = data.block_arrays(
-            task, 600, split=split, seed=0, holdout=True, data_dir=REAL_DATA
+            task, 600, split=split, seed=0, holdout=True, data_dir=tfds_dir
         )
         assert [set(info["cell_labels"][:, k].tolist()) for k in range(4)] == sets
         np.testing.assert_array_equal(y, task.label(info["cell_labels"]))
 
 
-@needs_real
 @pytest.mark.parametrize("holdout", [False, True])
-def test_real_images_come_from_the_matching_split(holdout):
+def test_real_images_come_from_the_matching_split(holdout, tfds_dir):
     task = BlockTask()
     for split, size in (("train", 60_000), ("test", 10_000)):
         x, y, info = data.block_arrays(
-            task, 300, split=split, seed=5, holdout=holdout, data_dir=REAL_DATA
+            task, 300, split=split, seed=5, holdout=holdout, data_dir=tfds_dir
         )
         assert info["image_index"].max() < size
         # Every cell holds, pixel for pixel, the image of this split at the recorded index.
-        _check_examples(task, x, y, info, split, REAL_DATA)
+        _check_examples(task, x, y, info, split, tfds_dir)
     # IID: pointers and values spread over the whole split, labels over all classes.
     if not holdout:
         assert info["image_index"].max() > 9000 and set(y.tolist()) == set(range(10))
 
 
-@needs_real
-def test_real_cifar_values_with_mnist_pointer():
+def test_real_cifar_values_with_mnist_pointer(tfds_dir):
     task = BlockTask(values="cifar10")
-    x, y, info = data.block_arrays(task, 50, split="test", seed=0, data_dir=REAL_DATA)
-    _check_examples(task, x, y, info, "test", REAL_DATA)
+    x, y, info = data.block_arrays(task, 50, split="test", seed=0, data_dir=tfds_dir)
+    _check_examples(task, x, y, info, "test", tfds_dir)
     # The MNIST pointer is replicated to 3 identical channels.
     pointer = x[:, :40, :40]
     np.testing.assert_array_equal(pointer[..., 0], pointer[..., 2])

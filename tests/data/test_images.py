@@ -16,10 +16,6 @@ from pvr_keras import data
 from pvr_keras.data import images
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-REAL_DATA = REPO / ".." / "shared" / "data" / "tfds"
-needs_real = pytest.mark.skipif(
-    not REAL_DATA.is_dir(), reason=f"prepared TFDS data dir {REAL_DATA} not found"
-)
 SHAPES = {"mnist": (28, 28, 1), "cifar10": (32, 32, 3)}
 MOCK_EXAMPLES = 60
 
@@ -67,24 +63,22 @@ def test_tfds_data_dir_env_var_is_honoured(mock_dir, monkeypatch):
     assert x is data.load_images("mnist", "test", data_dir=mock_dir)[0]
 
 
-@needs_real
 @pytest.mark.parametrize("name", ["mnist", "cifar10"])
-def test_real_test_split(name):
-    x, y = data.load_images(name, "test", data_dir=REAL_DATA)
-    info = json.loads(next(REAL_DATA.glob(f"{name}/*/dataset_info.json")).read_text())
+def test_real_test_split(name, tfds_dir):
+    x, y = data.load_images(name, "test", data_dir=tfds_dir)
+    info = json.loads(next(tfds_dir.glob(f"{name}/*/dataset_info.json")).read_text())
     sizes = {s["name"]: sum(int(n) for n in s["shardLengths"]) for s in info["splits"]}
     assert x.shape == (sizes["test"], *SHAPES[name]) == (10_000, *SHAPES[name])
     assert np.bincount(y, minlength=10).min() > 800  # all ten classes, roughly balanced
     assert 0 < x.mean() < 255
 
 
-@needs_real
-def test_real_mnist_train_and_test_are_the_tfds_splits():
-    train, train_labels = data.load_images("mnist", "train", data_dir=REAL_DATA)
-    test, _ = data.load_images("mnist", "test", data_dir=REAL_DATA)
+def test_real_mnist_train_and_test_are_the_tfds_splits(tfds_dir):
+    train, train_labels = data.load_images("mnist", "train", data_dir=tfds_dir)
+    test, _ = data.load_images("mnist", "test", data_dir=tfds_dir)
     assert train.shape == (60_000, 28, 28, 1) and len(train_labels) == 60_000
     # Same order as TFDS itself gives (files not shuffled), so image i is stable.
-    builder = tfds.builder("mnist", data_dir=str(REAL_DATA))
+    builder = tfds.builder("mnist", data_dir=str(tfds_dir))
     head = next(iter(tfds.as_numpy(builder.as_dataset(split="test[:16]", batch_size=16))))
     np.testing.assert_array_equal(head["image"], test[:16])
 

@@ -1,18 +1,11 @@
 """sequence_dataset / sequence_arrays: token-task examples drawn as MNIST digits (Figure 2)."""
 
-import pathlib
-
 import numpy as np
 import pytest
 import tensorflow_datasets as tfds
 
 from pvr_keras import data
 from pvr_keras.tasks import TokenTask
-
-REAL_DATA = pathlib.Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "tfds"
-needs_real = pytest.mark.skipif(
-    not REAL_DATA.is_dir(), reason=f"prepared TFDS data dir {REAL_DATA} not found"
-)
 
 
 def _fake_prepared(root):
@@ -91,12 +84,11 @@ def test_dataset_matches_arrays_and_token_order(mock_dir):
     assert not np.array_equal(seq_y[:25], y)
 
 
-@needs_real
-def test_real_digits_from_the_matching_split():
+def test_real_digits_from_the_matching_split(tfds_dir):
     task = TokenTask()
     for split in ("train", "test"):
-        x, y, info = data.sequence_arrays(task, 100, split=split, seed=0, data_dir=REAL_DATA)
-        _check(task, x, y, info, split, REAL_DATA, tokens_seed=0)
+        x, y, info = data.sequence_arrays(task, 100, split=split, seed=0, data_dir=tfds_dir)
+        _check(task, x, y, info, split, tfds_dir, tokens_seed=0)
 
 
 def test_missing_digit_is_a_clear_error(tmp_path):
