@@ -67,6 +67,16 @@ QUICK_RECIPE = dict(
     learning_rate=0.05,
     test_examples=2_000,
 )
+# medium: the paper's recipe shortened to 30 epochs (2 of warm-up, the cosine decay over the
+# rest); sized so that each study finishes in about 2 hours on a 2-core CPU.
+MEDIUM_RECIPE = dict(
+    epochs=30,
+    warmup_epochs=2,
+    min_steps=800,
+    batch_size=1024,
+    learning_rate=0.05,
+    test_examples=10_000,
+)
 PAPER_RECIPE = dict(
     epochs=200,
     warmup_epochs=10,
@@ -120,9 +130,43 @@ GRIDS = {
         min_steps=0,
     ),
     ("holdout", "paper"): dict(
-        models=("mlp",), windows=(2, 3), sizes=(300_000,), seeds=(0, 1, 2, 3, 4)
+        models=("mlp",),
+        windows=(2, 3),
+        sizes=(300_000,),
+        seeds=(0, 1, 2, 3, 4),
+        appendix_e=True,
     ),
+    # Figure 14 with the paper's MLP on 300k examples: holdout-0, holdout-1 and every
+    # permutation held out (k = window!), and Appendix E's permutations of (1, 2, 3).
+    ("holdout", "medium"): dict(
+        models=("mlp",),
+        windows=(2, 3),
+        sizes=(300_000,),
+        seeds=(0, 1),
+        holdout_ends=True,
+        appendix_e=True,
+    ),
+    # Figures 9-10: the paper's MLP at windows 2 and 3 over 10^4..3x10^5 examples, and
+    # 1/8-width Transformer and MLP-Mixer at window 2 where the MLP fails.
+    ("size_window", "medium"): dict(
+        models=("mlp",),
+        windows=(2, 3),
+        sizes=(10_000, 30_000, 100_000, 300_000),
+        seeds=(0, 1),
+        extra=(
+            dict(
+                models=("transformer", "mixer"),
+                width=0.125,
+                windows=(2,),
+                sizes=(10_000, 30_000),
+                seeds=(0,),
+            ),
+        ),
+    ),  # fmt: skip
 }
+# Grid keys that are not Config fields: how a scale fills in holdout ks and extra runs.
+GRID_ONLY = ("holdout_ends", "appendix_e", "extra")
+APPENDIX_E = (3, 6, (1, 2, 3))  # window 3, all 6 permutations of (1, 2, 3) held out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,7 +176,10 @@ class Config:
     )
     scale: str = dataclasses.field(
         default="quick",
-        metadata={"choices": ("quick", "paper"), "help": "grid and recipe defaults (--preset)"},
+        metadata={
+            "choices": ("quick", "medium", "paper"),
+            "help": "grid and recipe defaults (--preset)",
+        },
     )
     models: tuple[str, ...] | None = dataclasses.field(
         default=None, metadata={"help": "architectures (default: the sweep's)"}
@@ -173,13 +220,19 @@ class Config:
     )
 
 
-PRESETS = {"quick": Config(scale="quick"), "paper": Config(scale="paper")}
+PRESETS = {scale: Config(scale=scale) for scale in ("quick", "medium", "paper")}
+RECIPES = {"quick": QUICK_RECIPE, "medium": MEDIUM_RECIPE, "paper": PAPER_RECIPE}
 
 
 def resolved(cfg):
     """``cfg`` with every None filled in from its sweep's grid and recipe defaults."""
+    if (cfg.sweep, cfg.scale) not in GRIDS:
+        scales = sorted(scale for sweep, scale in GRIDS if sweep == cfg.sweep)
+        raise ValueError(
+            f"the {cfg.sweep} sweep has presets {', '.join(scales)}; received {cfg.scale!r}"
+        )
     grid = GRIDS[cfg.sweep, cfg.scale]
-    recipe = QUICK_RECIPE if cfg.scale == "quick" else PAPER_RECIPE
+    recipe = RECIPES[cfg.scale]
     fill = {}
     for field in dataclasses.fields(cfg):
         if getattr(cfg, field.name) is None:
@@ -195,7 +248,10 @@ def resolved(cfg):
 def build(cfg):
     """The sweep's runs (all validated) and its figure spec."""
     from pvr_keras import sweeps
+    from pvr_keras.models.scaling import width_kwargs
 
+    given = {f.name for f in dataclasses.fields(cfg) if getattr(cfg, f.name) is not None}
+    grid = GRIDS.get((cfg.sweep, cfg.scale), {})
     cfg = resolved(cfg)
     if cfg.widths and set(cfg.models) - {"mlp"}:
         raise ValueError(f"widths is for the mlp model only; received models {cfg.models}")
@@ -217,16 +273,30 @@ def build(cfg):
         "num_examples": cfg.sizes,
     }
     runs = []
+    # A grid's extra runs and Appendix E's are left out once any grid axis is given.
+    axes_given = given & {"models", "windows", "sizes", "holdouts", "seeds", "aggregations"}
     if cfg.sweep == "holdout":
         for window in cfg.windows:
-            ks = cfg.holdouts if cfg.holdouts is not None else range(math.factorial(window) + 1)
+            every = math.factorial(window)
+            ks = (0, 1, every) if grid.get("holdout_ends") else range(every + 1)
+            ks = cfg.holdouts if cfg.holdouts is not None else ks
             runs += sweeps.expand({**axes, "window": (window,), "holdout": tuple(ks)}, base)
+        if grid.get("appendix_e") and not axes_given:
+            window, k, values = APPENDIX_E
+            axes_e = {**axes, "window": (window,), "holdout": (k,), "holdout_values": (values,)}
+            runs += sweeps.expand(axes_e, base)
     else:
         if cfg.holdouts not in (None, (0,)):
             raise ValueError(
                 f"holdouts is for the holdout sweep; received {cfg.holdouts} for {cfg.sweep}"
             )
         runs = sweeps.expand(axes, base)
+        for extra in grid.get("extra", ()) if not axes_given else ():
+            kwargs = {m: width_kwargs(m, extra["width"]) for m in extra["models"]}
+            for model in extra["models"]:
+                more = {"model": (model,), "model_kwargs": (kwargs[model],)}
+                more.update(window=extra["windows"], num_examples=extra["sizes"])
+                runs += sweeps.expand({**axes, **more, "seed": extra["seeds"]}, base)
         if cfg.sweep == "size_window" and cfg.scale == "paper":
             massive = {**axes, "model": ("mlp", "mixer"), "num_examples": MASSIVE_SIZES}
             runs += sweeps.expand(massive, base)
@@ -253,7 +323,7 @@ def main(argv=None):
 
     shard_index, shard_count = sweeps.parse_shard(cfg.shard)
     runs, figure = build(cfg)
-    name = cfg.sweep if cfg.scale == "quick" else f"{cfg.sweep}_paper"
+    name = cfg.sweep if cfg.scale == "quick" else f"{cfg.sweep}_{cfg.scale}"
     print(f"[{name}] {len(runs)} runs: {describe(runs)}")
     if cfg.dry_run:
         return {"total": len(runs), "runs": runs}

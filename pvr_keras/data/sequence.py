@@ -21,7 +21,7 @@ from pvr_keras.data.images import load_images
 from pvr_keras.tasks import TokenTask
 
 NUM_DIGITS = 10
-_IMAGE_SALT = 1  # the image stream: stream_key(seed, split, holdout, _IMAGE_SALT)
+_IMAGE_SALT = 1  # the image stream: token_data.stream_key(task, seed, split, holdout, _IMAGE_SALT)
 
 
 def _validate(task, num_examples, split, seed, holdout, batch_size):
@@ -61,8 +61,8 @@ def make_examples(task, seed, split, holdout=0, data_dir=None):
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     images_t, order_t = tf.constant(images), tf.constant(order)
     starts_t, counts_t = tf.constant(starts), tf.constant(counts)
-    key = random.stream_key(seed, split, holdout)
-    image_key = random.stream_key(seed, split, holdout, _IMAGE_SALT)
+    key = token_data.stream_key(task, seed, split, holdout)
+    image_key = token_data.stream_key(task, seed, split, holdout, _IMAGE_SALT)
     tokens_fn = token_data.make_examples(task, key, split, holdout)
 
     def examples(index):

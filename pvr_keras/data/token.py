@@ -84,10 +84,23 @@ def _window_draw(task, holdout, split, bits, index):
         pick = tf.math.floormod(index, holdout)
         return _decode(task, tf.gather(tf.constant(codes), pick))
     rank = random.uniform_int(bits, task.num_values**task.window - holdout)
-    # The rank-th allowed code: step over each held-out code at or below it (codes sorted).
-    for code in codes:
-        rank = rank + tf.cast(rank >= code, tf.int64)
-    return _decode(task, rank)
+    # The rank-th allowed code is rank + #{j : codes[j] - j <= rank} (codes sorted, so
+    # codes[j] - j is non-decreasing): one binary search, whatever the number of codes.
+    shifted = tf.constant(codes - np.arange(len(codes), dtype=np.int64))
+    skipped = tf.searchsorted(shifted, rank, side="right", out_type=tf.int64)
+    return _decode(task, rank + skipped)
+
+
+def stream_key(task, seed, split, holdout, *salt):
+    """The key of a token stream: (seed, split, holdout), plus the held-out tuple when it is
+    not the default one (so the default streams never change)."""
+    values = ()
+    if holdout and task.holdout_values is not None:
+        # >= 2: never equal to a sequence stream's image salt (1) in the same place.
+        values = (
+            2 + int(np.ravel_multi_index(task.holdout_values, (task.num_values,) * task.window)),
+        )
+    return random.stream_key(seed, split, holdout, *values, *salt)
 
 
 def make_examples(task, key, split, holdout=0):
@@ -164,7 +177,7 @@ def token_dataset(
     _validate(task, num_examples, split, seed, holdout, batch_size)
     if epochs is not None:
         _check_positive("epochs", epochs)
-    key = random.stream_key(seed, split, holdout)
+    key = stream_key(task, seed, split, holdout)
     examples = make_examples(task, key, split, holdout)
     full, rest = divmod(num_examples, batch_size)
     # Several batches are made per map call and split afterwards: the fixed cost of running

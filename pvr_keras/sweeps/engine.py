@@ -16,7 +16,7 @@ from pvr_keras.sweeps.results import ResultsDir
 CURVES = ("train_eval_accuracy", "test_accuracy", "train_loss", "test_loss")
 
 
-def train_token_run(run, run_dir, *, save_model=False, verbose=0):
+def train_token_run(run, run_dir, *, save_model=True, verbose=0):
     """Trains one ``TokenRun`` with ``training.train`` into ``run_dir``; returns its record."""
     from pvr_keras import models, training
     from pvr_keras.training.inputs import token_train_data
@@ -59,6 +59,8 @@ def result_line(run, record, sweep):
         **run.to_dict(),
         "train_accuracy": final.get("train_eval_accuracy"),  # evaluated after the last epoch
         "test_accuracy": final.get("test_accuracy"),
+        # Holdout runs: accuracy on an IID test set beside the held-out one (else None).
+        "iid_test_accuracy": final.get("iid_test_accuracy"),
         "train_loss": final.get("train_loss"),
         "test_loss": final.get("test_loss"),
         "failed": record.get("failed"),

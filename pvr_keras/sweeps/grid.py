@@ -52,6 +52,7 @@ class TokenRun:
     batch_size: int = 1024
     learning_rate: float = 0.05
     model_kwargs: dict = dataclasses.field(default_factory=dict)
+    holdout_values: tuple[int, ...] | None = None
 
     def __post_init__(self):
         from pvr_keras.models import TOKEN_MODELS  # keras only when runs are built
@@ -60,6 +61,10 @@ class TokenRun:
             raise ValueError(
                 f"model must be one of {', '.join(TOKEN_MODELS)}; received {self.model!r}"
             )
+        if self.holdout_values is not None and not isinstance(self.holdout_values, str):
+            object.__setattr__(self, "holdout_values", tuple(self.holdout_values))
+        # The task normalises the default tuple, spelled out, to None: one config, one id.
+        object.__setattr__(self, "holdout_values", self.task().holdout_values)
         self.task().check_holdout(self.holdout)
         _check_int("num_examples", self.num_examples, 1)
         _check_int("test_examples", self.test_examples, 1)
@@ -80,6 +85,7 @@ class TokenRun:
             aggregation=self.aggregation,
             window_mode=self.window_mode,
             pointer=self.pointer,
+            holdout_values=self.holdout_values,
         )
 
     def recipe(self):
@@ -96,8 +102,15 @@ class TokenRun:
         )
 
     def to_dict(self):
-        """The config as a JSON-ready dict (what run records and result lines store)."""
-        return json.loads(json.dumps(dataclasses.asdict(self)))
+        """The config as a JSON-ready dict (what run records and result lines store).
+
+        ``holdout_values`` is left out while it is the default (None), so the ids of runs
+        made before the field existed do not change.
+        """
+        fields = dataclasses.asdict(self)
+        if fields["holdout_values"] is None:
+            del fields["holdout_values"]
+        return json.loads(json.dumps(fields))
 
     @property
     def run_id(self):
@@ -109,6 +122,8 @@ class TokenRun:
             parts.append("nopointer")
         if self.holdout:
             parts.append(f"h{self.holdout}")
+            if self.holdout_values is not None:
+                parts.append("of" + "".join(map(str, self.holdout_values)))
         parts += [f"n{self.num_examples}", f"s{self.seed}", digest]
         return "-".join(parts)
 

@@ -47,6 +47,10 @@ class TokenTask:
         aggregation: one of ``mod_sum, median, maj_vote, min, max``.
         window_mode: ``"cyclic"`` or ``"restricted"`` (see the module docstring).
         pointer: ``False`` gives the pointer-less control of Appendix D (pointer always 0).
+        holdout_values: the tuple whose permutations holdout-k holds out (Section 6.2), one
+            distinct value per window position; ``None`` (default) is the main text's
+            ``(0, 1, ..., window-1)``. Appendix E holds out the permutations of ``(1, 2, 3)``
+            at window 3: ``TokenTask(window=3, holdout_values=(1, 2, 3))`` with holdout 6.
 
     Example:
         >>> task = TokenTask(window=1)
@@ -60,6 +64,7 @@ class TokenTask:
     aggregation: str = "mod_sum"
     window_mode: str = "cyclic"
     pointer: bool = True
+    holdout_values: tuple[int, ...] | None = None
 
     def __post_init__(self):
         check_int("seq_len", self.seq_len, 2)
@@ -83,6 +88,28 @@ class TokenTask:
                 f"the pointer takes token values 0..{self.num_values - 1}, which cannot address "
                 f"all {self.num_positions} value positions: num_values must be >= seq_len - 1 "
                 f"= {self.num_positions}; received num_values={self.num_values}"
+            )
+        if self.holdout_values is not None:
+            values = self.holdout_values
+            if isinstance(values, str | bytes) or not hasattr(values, "__len__"):
+                raise ValueError(
+                    f"holdout_values must be a tuple of {self.window} distinct values in "
+                    f"0..{self.num_values - 1}; received {values!r}"
+                )
+            values = tuple(check_int("holdout_values[i]", v, 0) for v in values)
+            if len(values) != self.window or len(set(values)) != len(values):
+                raise ValueError(
+                    f"holdout_values must hold window={self.window} distinct values; "
+                    f"received {self.holdout_values!r}"
+                )
+            if max(values) >= self.num_values:
+                raise ValueError(
+                    f"holdout_values must be in 0..{self.num_values - 1}; received "
+                    f"{self.holdout_values!r}"
+                )
+            # The default tuple, spelled out, is the default task.
+            object.__setattr__(
+                self, "holdout_values", None if values == tuple(range(self.window)) else values
             )
 
     @property
@@ -148,11 +175,20 @@ class TokenTask:
             )
         return int(holdout)
 
+    @property
+    def held_out_base(self):
+        """The tuple whose permutations holdout-k holds out: ``holdout_values`` or
+        ``(0, 1, ..., window-1)``."""
+        if self.holdout_values is not None:
+            return self.holdout_values
+        return tuple(range(self.window))
+
     def holdout_tuples(self, holdout):
-        """The ``holdout`` held-out windows: the first k permutations of (0, ..., window-1)
-        in ``itertools.permutations`` order, identity first. Returns (k, window) int64."""
+        """The ``holdout`` held-out windows: the first k permutations of ``held_out_base``
+        (default (0, ..., window-1)) in ``itertools.permutations`` order, identity first.
+        Returns (k, window) int64."""
         k = self.check_holdout(holdout)
-        perms = itertools.islice(itertools.permutations(range(self.window)), k)
+        perms = itertools.islice(itertools.permutations(self.held_out_base), k)
         return np.array(list(perms), np.int64).reshape(k, self.window)
 
 

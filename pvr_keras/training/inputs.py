@@ -46,13 +46,14 @@ def token_train_data(
 
     The training accuracy is evaluated on the first ``train_eval_examples`` training examples
     (the same examples the model trains on: example i is a pure function of its index). With
-    ``holdout`` the test split holds only held-out windows (Section 6.2).
+    ``holdout`` the test split holds only held-out windows (Section 6.2), and the run also
+    reports its accuracy on an IID test set of the same size (``iid_test_accuracy``).
     """
 
     def stream(split, size, **kwargs):
         return data.token_dataset(task, size, split=split, seed=seed, holdout=holdout, **kwargs)
 
-    return _train_data(
+    train_data = _train_data(
         stream,
         num_examples,
         test_examples=test_examples,
@@ -60,6 +61,11 @@ def token_train_data(
         train_eval_examples=train_eval_examples,
         eval_batch_size=eval_batch_size,
     )
+    if holdout:
+        train_data.final_evals["iid_test"] = data.token_dataset(
+            task, test_examples, split="test", seed=seed, batch_size=eval_batch_size, shuffle=False
+        )
+    return train_data
 
 
 def block_train_data(

@@ -28,12 +28,16 @@ class TrainData:
         train_eval: finite dataset of training examples evaluated after every epoch (the
             "training accuracy" of the paper's plots and failed-run rule); ``None`` uses the
             running accuracy Keras reports during the epoch.
+        final_evals: ``{name: finite dataset}`` evaluated once, after the last epoch, into
+            the record's ``final`` as ``<name>_accuracy`` and ``<name>_loss`` (a holdout
+            run's IID test set: ``iid_test``).
     """
 
     make_train: Callable[[int], Any]
     num_examples: int
     test: Any
     train_eval: Any = None
+    final_evals: dict = dataclasses.field(default_factory=dict)
 
 
 class _EpochRecorder(keras.callbacks.Callback):
@@ -214,14 +218,20 @@ def train(
                 callbacks=[keras.callbacks.TerminateOnNaN(), _EpochRecorder(run)],
                 verbose=verbose,
             )
+    final_evals = {}
+    with distribution.scope():
+        for name, dataset in data.final_evals.items():
+            result = model.evaluate(dataset, verbose=0, return_dict=True)
+            final_evals[f"{name}_accuracy"] = float(result["accuracy"])
+            final_evals[f"{name}_loss"] = float(result["loss"])
     if save_model:  # written whole, then renamed: a kill leaves no half model
         tmp = run.out_dir / f".tmp{os.getpid()}.model.keras"
         model.save(tmp)
         os.replace(tmp, run.out_dir / "model.keras")
-    return _finish(run, recipe, keep_checkpoint, title)
+    return _finish(run, recipe, keep_checkpoint, title, final_evals)
 
 
-def _finish(run, recipe, keep_checkpoint, title):
+def _finish(run, recipe, keep_checkpoint, title, final_evals):
     record = run.record
     history = record["history"]
     final_train = history["train_eval_accuracy"][-1] if history["epoch"] else None
@@ -236,6 +246,7 @@ def _finish(run, recipe, keep_checkpoint, title):
             "test_accuracy",
         )
     }
+    record["final"].update(final_evals)
     record["failed"] = bool(
         run.saw_nan or final_train is None or not final_train >= recipe.failed_below
     )

@@ -55,10 +55,17 @@ def _windows(task, x):
     return np.take_along_axis(x[:, 1:], positions, axis=1)
 
 
-@pytest.mark.parametrize("window, holdout", [(1, 1), (2, 1), (2, 2), (3, 1), (3, 4), (3, 6)])
-def test_holdout_splits(window, holdout):
-    task = TokenTask(window=window)
+@pytest.mark.parametrize(
+    "window, holdout, values",
+    [(1, 1, None), (2, 1, None), (2, 2, None), (3, 1, None), (3, 4, None), (3, 6, None)]
+    # Appendix E: the permutations of (1, 2, 3); and a tuple that is not sorted.
+    + [(3, 6, (1, 2, 3)), (3, 2, (1, 2, 3)), (2, 2, (7, 4))],
+)
+def test_holdout_splits(window, holdout, values):
+    task = TokenTask(window=window, holdout_values=values)
     held = {tuple(t) for t in task.holdout_tuples(holdout)}
+    assert len(held) == holdout
+    assert all(sorted(t) == sorted(task.held_out_base) for t in held)
     x, y = data.token_arrays(task, 100_000, split="train", holdout=holdout, seed=5)
     train_windows = _windows(task, x)
     assert not any(tuple(w) in held for w in train_windows.tolist())
@@ -88,6 +95,38 @@ def test_holdout_splits(window, holdout):
     outside = np.ones_like(xt[:, 1:], bool)
     np.put_along_axis(outside, task.window_positions(xt[:, 0]), False, axis=1)
     assert_uniform(xt[:, 1:][outside], 10, "test tokens outside the window")
+
+
+def test_holdout_values_keep_default_streams_and_key_their_own():
+    default = TokenTask(window=3)
+    spelled = TokenTask(window=3, holdout_values=(0, 1, 2))
+    assert spelled == default and spelled.holdout_values is None
+    other = TokenTask(window=3, holdout_values=(1, 2, 3))
+    assert other.holdout_tuples(2).tolist() == [[1, 2, 3], [1, 3, 2]]
+    # holdout 0 ignores the tuple: the IID stream is the same.
+    np.testing.assert_array_equal(
+        data.token_arrays(other, 500, seed=1)[0], data.token_arrays(default, 500, seed=1)[0]
+    )
+    # With a holdout the other tuple is another stream.
+    a = data.token_arrays(other, 500, seed=1, holdout=6)[0]
+    b = data.token_arrays(default, 500, seed=1, holdout=6)[0]
+    assert (a != b).mean() > 0.5
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ((1, 2), "window=3 distinct"),
+        ((1, 1, 2), "window=3 distinct"),
+        ((1, 2, 10), "0..9"),
+        ((1, 2, -1), ">= 0"),
+        ("123", "tuple of 3"),
+        ((1, 2, 2.5), "integer"),
+    ],
+)
+def test_bad_holdout_values(values, message):
+    with pytest.raises(ValueError, match=message):
+        TokenTask(window=3, holdout_values=values)
 
 
 def test_determinism_and_independent_streams():

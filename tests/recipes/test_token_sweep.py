@@ -54,8 +54,36 @@ def test_paper_grids(recipe):
     runs, figure = _build(recipe, "--preset", "paper", "--sweep", "holdout")
     ks = {w: sorted({r.holdout for r in runs if r.window == w}) for w in (2, 3)}
     assert ks == {2: [0, 1, 2], 3: list(range(7))}  # k = 0..window!
-    assert len(runs) == (3 + 7) * 5 and {r.num_examples for r in runs} == {300_000}
+    # + Appendix E: window 3, the 6 permutations of (1, 2, 3) held out, every seed.
+    assert len(runs) == (3 + 7 + 1) * 5 and {r.num_examples for r in runs} == {300_000}
     assert figure["discard_below"] == 0.6  # the paper's rule for Figure 14
+    appendix_e = [r for r in runs if r.holdout_values is not None]
+    assert {(r.window, r.holdout, r.holdout_values) for r in appendix_e} == {(3, 6, (1, 2, 3))}
+
+
+def test_medium_grids(recipe):
+    runs, _ = _build(recipe, "--preset", "medium", "--sweep", "holdout")
+    found = sorted((r.window, r.holdout, r.holdout_values or ()) for r in runs if r.seed == 0)
+    assert found == [(2, 0, ()), (2, 1, ()), (2, 2, ()), (3, 0, ()), (3, 1, ()), (3, 6, ()),
+                     (3, 6, (1, 2, 3))]  # fmt: skip
+    assert {r.seed for r in runs} == {0, 1} and {r.model for r in runs} == {"mlp"}
+    assert all(r.model_kwargs == {} for r in runs)  # the paper's MLP
+    assert all((r.epochs, r.warmup_epochs, r.batch_size, r.num_examples) == (30, 2, 1024, 300_000)
+               for r in runs)  # fmt: skip
+    # A grid axis given on the command line leaves Appendix E's extra runs out.
+    runs, _ = _build(recipe, "--preset", "medium", "--sweep", "holdout", "--windows", "2")
+    assert {r.window for r in runs} == {2} and len(runs) == 3 * 2
+
+    runs, _ = _build(recipe, "--preset", "medium", "--sweep", "size_window")
+    mlp = [r for r in runs if r.model == "mlp"]
+    assert {(r.window, r.num_examples) for r in mlp} == {
+        (w, n) for w in (2, 3) for n in (10_000, 30_000, 100_000, 300_000)
+    }
+    others = {(r.model, r.window, r.num_examples, r.model_kwargs["dim"]) for r in runs
+              if r.model != "mlp"}  # fmt: skip
+    assert others == {(m, 2, n, 64) for m in ("transformer", "mixer") for n in (10_000, 30_000)}
+    with pytest.raises(ValueError, match="pointer sweep has presets paper, quick"):
+        _build(recipe, "--preset", "medium", "--sweep", "pointer")
 
 
 def test_quick_grids_are_small(recipe):
@@ -149,3 +177,24 @@ def test_sigkill_then_rerun_completes_without_duplicates(tmp_path):
     assert sorted(frame["num_examples"]) == [1000, 2000, 3000] and frame["id"].is_unique
     assert all(math.isfinite(a) for a in frame["test_accuracy"])
     assert not list((out / "claims").glob("*.claim"))
+
+
+@pytest.mark.slow  # one tiny holdout run: ~10 s
+def test_holdout_run_records_iid_and_held_out_accuracy(recipe, tmp_path):
+    """A holdout run saves its model and records its accuracy on the held-out test windows
+    and on an IID test set; both recomputed here from the saved model."""
+    import keras
+
+    from pvr_keras import data
+    from pvr_keras.tasks import TokenTask
+
+    out = tmp_path / "results"
+    flags = [*TINY, "--sweep", "holdout", "--windows", "3", "--holdouts", "6", "--sizes", "2000"]
+    recipe.main([*flags, "--no-figures", "--out", str(out)])
+    [line] = pd.read_json(out / "results.jsonl", lines=True).to_dict("records")
+    model = keras.saving.load_model(out / line["run_dir"] / "model.keras")
+    task = TokenTask(window=3)
+    for holdout, key in ((6, "test_accuracy"), (0, "iid_test_accuracy")):
+        x, y = data.token_arrays(task, 500, split="test", seed=0, holdout=holdout)
+        accuracy = (model.predict(x, verbose=0).argmax(-1) == y).mean()
+        assert line[key] == pytest.approx(accuracy, abs=1e-6), key

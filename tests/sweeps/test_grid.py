@@ -1,4 +1,3 @@
-import dataclasses
 import hashlib
 import json
 
@@ -27,9 +26,18 @@ def test_expand_keeps_the_base_fields():
 
 def test_run_id_is_a_hash_of_the_whole_config():
     run = TokenRun(window=3, num_examples=300, seed=2, pointer=False, holdout=4)
-    canonical = json.dumps(dataclasses.asdict(run), sort_keys=True, separators=(",", ":"))
+    canonical = json.dumps(run.to_dict(), sort_keys=True, separators=(",", ":"))
     digest = hashlib.sha256(canonical.encode()).hexdigest()[:10]
     assert run.run_id == f"mlp-w3-mod_sum-nopointer-h4-n300-s2-{digest}"
+    # Pinned: fields added later (holdout_values) keep the ids of recorded results.
+    assert run.run_id == "mlp-w3-mod_sum-nopointer-h4-n300-s2-47a2b0cb8f"
+    appendix_e = TokenRun(window=3, holdout=6, holdout_values=[1, 2, 3])
+    assert appendix_e.holdout_values == (1, 2, 3)
+    assert appendix_e.task().holdout_tuples(1).tolist() == [[1, 2, 3]]
+    assert "-h6-of123-" in appendix_e.run_id
+    assert TokenRun(window=3, holdout=6, holdout_values=(0, 1, 2)).run_id == (
+        TokenRun(window=3, holdout=6).run_id
+    )
     assert TokenRun(window=3).run_id == TokenRun(window=3).run_id  # stable
     assert TokenRun(epochs=5).run_id != TokenRun(epochs=6).run_id  # any change, a new id
     assert TokenRun(learning_rate=1).run_id == TokenRun(learning_rate=1.0).run_id
