@@ -17,3 +17,7 @@ def tfds_dir():
     if not (SHARED_TFDS / "mnist").is_dir():
         pytest.fail(f"prepared TFDS data not found at {SHARED_TFDS}")
     return SHARED_TFDS
+
+
+# CI runs backend-free tests once, not once per backend (tests/backend_split.py).
+from tests.backend_split import pytest_collection_modifyitems, pytest_configure  # noqa: E402, F401
