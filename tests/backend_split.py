@@ -26,6 +26,7 @@ BACKEND_FREE = (
     "tests/analysis/test_noise.py",
     "tests/recipes/test_noise_sensitivity.py",  # NumPy analysis only
     "tests/test_config.py",
+    "tests/test_config_parsing.py",
     "tests/test_stats.py",
     "tests/test_backend_split.py",
     "tests/models/test_resnet.py::test_trainable_parameter_count_matches_torchvision",
