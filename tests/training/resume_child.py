@@ -46,6 +46,7 @@ def main(argv=None):
         seed=SEED,
         verbose=0,
         keep_checkpoint=True,
+        save_model=False,  # the tapped model is for this test only
     )
 
 

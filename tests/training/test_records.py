@@ -21,7 +21,9 @@ RECIPE = dataclasses.replace(
 
 def _train(out, recipe, build=lambda: models.mlp(embed_dim=4, widths=(8,))):
     data = token_train_data(TASK, 640, test_examples=128, batch_size=64, seed=0)
-    return training.train(build, data, recipe, out, config={"test": "records"}, verbose=0)
+    return training.train(
+        build, data, recipe, out, config={"test": "records"}, verbose=0, save_model=False
+    )
 
 
 def test_a_run_whose_loss_becomes_nan_stops_and_is_recorded_failed(tmp_path):
