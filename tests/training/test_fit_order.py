@@ -47,10 +47,18 @@ def _epochs(batches):
     return [np.concatenate(batches[e * STEPS : (e + 1) * STEPS]) for e in range(EPOCHS)]
 
 
-def test_each_epoch_is_the_split_in_a_new_order(tmp_path):
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    """(run folder, record, batch log) of one uninterrupted run, shared by the tests."""
+    out = tmp_path_factory.mktemp("fit_order") / "full"
     log, progress = BatchLog(), Progress()
-    _train(tmp_path / "run", log, progress)
+    record = _train(out, log, progress)
     assert progress.batches == len(log.batches) == STEPS * EPOCHS
+    return out, record, log
+
+
+def test_each_epoch_is_the_split_in_a_new_order(uninterrupted):
+    _, _, log = uninterrupted
     x, _ = data.token_arrays(TASK, N, seed=SEED)
     in_index_order = example_codes(x)
     epochs = _epochs(log.batches)
@@ -62,12 +70,10 @@ def test_each_epoch_is_the_split_in_a_new_order(tmp_path):
             assert (epochs[a] != epochs[b]).mean() > 0.9, (a, b)  # a new order each epoch
 
 
-@pytest.mark.slow  # three short trainings, ~15 s
-def test_a_resumed_run_trains_on_the_same_batches_to_the_same_bits(tmp_path):
-    full_log = BatchLog()
-    full = _train(tmp_path / "full", full_log, Progress())
+@pytest.mark.slow  # two more short trainings, ~10 s
+def test_a_resumed_run_trains_on_the_same_batches_to_the_same_bits(uninterrupted, tmp_path):
+    full_dir, full, full_log = uninterrupted
     expected = full_log.batches
-    assert len(expected) == STEPS * EPOCHS
 
     log = BatchLog()
     with pytest.raises(Interrupted):  # mid-epoch 1 (0-based), after its 5th batch
@@ -86,7 +92,7 @@ def test_a_resumed_run_trains_on_the_same_batches_to_the_same_bits(tmp_path):
         if column not in TIMES:
             assert resumed["history"][column] == values, column
     assert resumed["final"] == full["final"]
-    got, want = checkpoint_arrays(tmp_path / "resumed"), checkpoint_arrays(tmp_path / "full")
+    got, want = checkpoint_arrays(tmp_path / "resumed"), checkpoint_arrays(full_dir)
     assert sorted(got) == sorted(want)
     for name in want:
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
