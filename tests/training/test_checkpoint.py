@@ -1,6 +1,7 @@
 """training/checkpoint.py: what is saved comes back, and a kill at any step of a save leaves a
 complete checkpoint (the newest one, or the one before it)."""
 
+import functools
 import os
 import shutil
 
@@ -19,6 +20,7 @@ def _model(seed=0):
     return model
 
 
+@functools.cache  # read only: saved and compared, never trained further
 def _trained(steps, seed=0):
     """A model after ``steps`` SGD steps: weights and momentum both differ from a fresh one."""
     model = _model(seed)

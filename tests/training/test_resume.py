@@ -1,7 +1,6 @@
-"""A run killed mid-epoch (SIGKILL, its own process) and started again ends bit for bit where an
-uninterrupted run ends: the same batches in the same order, history, weights, optimizer state.
-
-Runs under the backend of the test process (CI runs it under both)."""
+"""A run killed mid-epoch (SIGKILL, its own process) and started again (another process) ends
+bit for bit where an uninterrupted run ends: the same batches in the same order, history,
+weights, optimizer state. Runs under the backend of the test process (CI runs both)."""
 
 import os
 import pathlib
@@ -33,12 +32,9 @@ def _run(*args):
     return done.stdout
 
 
-@pytest.mark.slow  # three processes, ~30-60 s on 2 shared cores
-def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(tmp_path):
-    _run(tmp_path / "full", tmp_path / "full.log")
-    full = read_record(tmp_path / "full")
-    full_batches = read_batch_log(tmp_path / "full.log")
-    assert full["status"] == "complete" and len(full_batches) == child.STEPS * child.EPOCHS
+@pytest.mark.slow  # two processes, ~20-40 s on 2 shared cores
+def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(uninterrupted_run, tmp_path):
+    full_dir, full, full_batches = uninterrupted_run
 
     out, stalled = tmp_path / "killed", tmp_path / "stalled"
     proc = subprocess.Popen(
@@ -73,7 +69,7 @@ def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(tmp_path):
         if column != "epoch_seconds":
             assert resumed["history"][column] == values, column
     assert resumed["final"] == full["final"]
-    got, want = checkpoint_arrays(out), checkpoint_arrays(tmp_path / "full")
+    got, want = checkpoint_arrays(out), checkpoint_arrays(full_dir)
     assert sorted(got) == sorted(want)
     for name in want:  # weights and optimizer variables (momentum, iteration count)
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
