@@ -37,7 +37,6 @@ set (CPU training is not bit-reproducible, so the accuracies move a little betwe
 
 import dataclasses
 import json
-import os
 import pathlib
 import sys
 
@@ -61,6 +60,17 @@ class Config(block_iid.Config):
         metadata={"help": "output folder ({field} placeholders are filled in)"},
     )
 
+    def validate(self):
+        super().validate()
+        if self.iid_run is not None:
+            folder = pathlib.Path(self.iid_run)
+            missing = [n for n in ("record.json", "model.keras") if not (folder / n).is_file()]
+            if missing:
+                raise configs.ConfigError(
+                    f"--iid-run must be a finished block_iid run folder (record.json and "
+                    f"model.keras); {folder} has no {' and no '.join(missing)}"
+                )
+
 
 PRESETS = {
     name: Config(**dataclasses.asdict(preset) | {"out": Config.out})
@@ -73,12 +83,6 @@ def check_iid_run(cfg, folder):
     from pvr_keras.training import read_record
 
     folder = pathlib.Path(folder)
-    missing = [name for name in ("record.json", "model.keras") if not (folder / name).is_file()]
-    if missing:
-        raise FileNotFoundError(
-            f"iid_run must be a finished block_iid run folder (record.json and model.keras); "
-            f"{folder} has no {' and no '.join(missing)}"
-        )
     record = read_record(folder)
     if record.get("status") != "complete":
         raise ValueError(f"iid_run {folder} is not complete (status {record.get('status')!r})")
@@ -193,16 +197,15 @@ def plot(analysis, task, path, title):
 
 def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    if cfg.backend:
-        os.environ["KERAS_BACKEND"] = cfg.backend
+    out = pathlib.Path(configs.format_out(cfg))
+    configs.start(cfg)
     from pvr_keras.training import distribute
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
-    out = pathlib.Path(cfg.out.format(**dataclasses.asdict(cfg)))
     if cfg.iid_run is not None:
         check_iid_run(cfg, cfg.iid_run)  # before any training
-    configs.write(cfg, out)
+    configs.write(cfg, out)  # refuses a folder of another run, untouched
     base = block_iid.Config(
         **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(block_iid.Config)}
     )
@@ -236,6 +239,7 @@ def main(argv=None):
         "iid_test_accuracy": iid["final"]["test_accuracy"],
         "holdout_train_accuracy": holdout["final"]["train_eval_accuracy"],
         "holdout_test_accuracy": holdout["final"]["test_accuracy"],
+        "failed": bool(holdout["failed"] or iid["failed"]),
         "models": analysis,
     }
     (out / "logits.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -257,4 +261,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    configs.run(main)

@@ -25,8 +25,6 @@ average 8-9): test accuracy 94.7%, training accuracy 98.0%, 4.5 min of training 
 """
 
 import dataclasses
-import os
-import sys
 
 from pvr_keras import config as configs
 
@@ -48,6 +46,17 @@ class Config(configs.VisualConfig):
         metadata={"help": "output folder ({field} placeholders are filled in)"},
     )
 
+    def task(self):
+        from pvr_keras.tasks import BlockTask
+
+        return BlockTask(values=self.values)
+
+    def validate(self):
+        super().validate()
+        configs.check_ints(self, ("width",), 1)
+        configs.check_task(self.task)
+        configs.check_task(lambda: configs.format_out(self))
+
 
 PAPER = Config()
 QUICK = dataclasses.replace(
@@ -67,7 +76,7 @@ PRESETS = {"quick": QUICK, "paper": PAPER}
 RUN_FIELDS = tuple(
     f.name
     for f in dataclasses.fields(Config)
-    if f.name not in ("data_dir", "backend", "devices", "out")
+    if f.name not in ("data_dir", "backend", "out", *configs.HOW_FIELDS)
 )
 
 
@@ -79,10 +88,11 @@ def train_run(cfg, out, *, distribution, holdout=False, verbose="auto"):
     backend chosen already; ``distribution`` is ``distribute.setup(cfg.devices)``'s placement.
     """
     from pvr_keras import models, training
-    from pvr_keras.tasks import BlockTask
+    from pvr_keras.data import images
     from pvr_keras.training.inputs import block_train_data
 
-    task = BlockTask(values=cfg.values)
+    task = cfg.task()
+    images.prepare_sources(task.sources, cfg.data_dir, download=cfg.download)
     recipe = dataclasses.replace(
         training.VISUAL,
         epochs=cfg.epochs,
@@ -102,7 +112,7 @@ def train_run(cfg, out, *, distribution, holdout=False, verbose="auto"):
     )
     # Neither the folder nor the device count is part of the run's identity: a finished run
     # can be moved or reused, a killed one resumed on other devices.
-    config = {k: v for k, v in configs.to_dict(cfg).items() if k not in ("out", "devices")}
+    config = configs.identity(cfg, "out")
     config["holdout"] = holdout
     setting = "holdout" if holdout else "IID"
     return training.train(
@@ -133,18 +143,17 @@ def summary(record, setting):
 
 def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    if cfg.backend:
-        os.environ["KERAS_BACKEND"] = cfg.backend
+    out = configs.format_out(cfg)
+    configs.start(cfg)
     from pvr_keras.training import distribute
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
-    out = cfg.out.format(**dataclasses.asdict(cfg))
-    configs.write(cfg, out)
+    configs.write(cfg, out)  # refuses a folder of another run, untouched
     record = train_run(cfg, out, distribution=placement)
     print(f"\n{summary(record, 'IID')}\nrecord: {out}/record.json")
     return record
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    configs.run(main)

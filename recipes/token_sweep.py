@@ -49,8 +49,6 @@ machine, peak RSS 1.4 GB).
 
 import dataclasses
 import math
-import os
-import sys
 
 from pvr_keras import config as configs
 
@@ -215,9 +213,13 @@ class Config:
     dry_run: bool = dataclasses.field(
         default=False, metadata={"help": "print the grid's size and cost, train nothing"}
     )
-    backend: str | None = dataclasses.field(
-        default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
-    )
+    backend: str | None = configs.backend_field()
+
+    def validate(self):
+        from pvr_keras import sweeps
+
+        configs.check_task(lambda: sweeps.parse_shard(self.shard))
+        configs.check_task(lambda: build(self))  # every run of the grid, before any work
 
 
 PRESETS = {scale: Config(scale=scale) for scale in ("quick", "medium", "paper")}
@@ -248,7 +250,6 @@ def resolved(cfg):
 def build(cfg):
     """The sweep's runs (all validated) and its figure spec."""
     from pvr_keras import sweeps
-    from pvr_keras.models.scaling import width_kwargs
 
     given = {f.name for f in dataclasses.fields(cfg) if getattr(cfg, f.name) is not None}
     grid = GRIDS.get((cfg.sweep, cfg.scale), {})
@@ -292,11 +293,9 @@ def build(cfg):
             )
         runs = sweeps.expand(axes, base)
         for extra in grid.get("extra", ()) if not axes_given else ():
-            kwargs = {m: width_kwargs(m, extra["width"]) for m in extra["models"]}
-            for model in extra["models"]:
-                more = {"model": (model,), "model_kwargs": (kwargs[model],)}
-                more.update(window=extra["windows"], num_examples=extra["sizes"])
-                runs += sweeps.expand({**axes, **more, "seed": extra["seeds"]}, base)
+            more = {"model": extra["models"], "width": (extra["width"],)}
+            more.update(window=extra["windows"], num_examples=extra["sizes"])
+            runs += sweeps.expand({**axes, **more, "seed": extra["seeds"]}, base)
         if cfg.sweep == "size_window" and cfg.scale == "paper":
             massive = {**axes, "model": ("mlp", "mixer"), "num_examples": MASSIVE_SIZES}
             runs += sweeps.expand(massive, base)
@@ -317,8 +316,6 @@ def describe(runs):
 
 def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    if cfg.backend:
-        os.environ["KERAS_BACKEND"] = cfg.backend
     from pvr_keras import sweeps
 
     shard_index, shard_count = sweeps.parse_shard(cfg.shard)
@@ -327,6 +324,7 @@ def main(argv=None):
     print(f"[{name}] {len(runs)} runs: {describe(runs)}")
     if cfg.dry_run:
         return {"total": len(runs), "runs": runs}
+    configs.start(cfg)
     sweeps.ResultsDir(cfg.out, create=True)  # an incompatible folder fails here, untouched
     configs.write(resolved(cfg), cfg.out, name=f"config_{name}.json")
     if cfg.sweep == "holdout":
@@ -352,4 +350,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    configs.run(main)

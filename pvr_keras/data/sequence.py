@@ -14,7 +14,6 @@ from pvr_keras.data import token as token_data
 from pvr_keras.data.block import (
     batched_dataset,
     check_positive,
-    check_schedule,
     collect_arrays,
 )
 from pvr_keras.data.images import load_images
@@ -117,7 +116,7 @@ def sequence_dataset(
         TensorShape([50, 11, 28, 28, 1])
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
-    check_schedule(epochs, first_epoch)
+    random.check_schedule(epochs, first_epoch)
     examples, key = make_examples(task, seed, split, holdout, data_dir)
     return batched_dataset(
         examples,

@@ -107,7 +107,7 @@ def test_presets(recipe):
     [
         (["--seeds", "0"], "at least two distinct seeds"),
         (["--seeds", "1", "1"], "at least two distinct seeds"),
-        (["--cka-examples", "3"], "cka_examples must be >= 4"),
+        (["--cka-examples", "3"], "--cka-examples must be an integer >= 4"),
         (["--model", "mixer", "--widths", "8"], "widths is for the mlp model"),
         (["--window", "0"], "window"),
     ],

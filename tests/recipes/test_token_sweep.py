@@ -79,9 +79,10 @@ def test_medium_grids(recipe):
     assert {(r.window, r.num_examples) for r in mlp} == {
         (w, n) for w in (2, 3) for n in (10_000, 30_000, 100_000, 300_000)
     }
-    others = {(r.model, r.window, r.num_examples, r.model_kwargs["dim"]) for r in runs
+    others = {(r.model, r.window, r.num_examples, r.model_arguments()["dim"]) for r in runs
               if r.model != "mlp"}  # fmt: skip
     assert others == {(m, 2, n, 64) for m in ("transformer", "mixer") for n in (10_000, 30_000)}
+    assert all("-x0.125-" in r.run_id for r in runs if r.model != "mlp")
     with pytest.raises(ValueError, match="pointer sweep has presets paper, quick"):
         _build(recipe, "--preset", "medium", "--sweep", "pointer")
 
