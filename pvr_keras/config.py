@@ -9,7 +9,8 @@ flags given on the command line override the chosen preset (``--preset``, defaul
 The parsed config is validated before TensorFlow is imported or any file is written: every
 float must be finite, and a Config's ``validate()`` method (if it has one) checks the rest,
 raising ``ConfigError``. ``run(main)`` is a recipe's entry point: a ``ConfigError`` is a usage
-error (exit status 2), a run that failed by the paper's rule exits with status 1.
+error (exit status 2), a run that finished but failed by the paper's rule exits with status
+``FAILED_RUN`` (3), so that scripts can tell it from a crash (1).
 """
 
 import argparse
@@ -207,14 +208,19 @@ def start(cfg):
     compat.import_tensorflow_quietly()
 
 
+FAILED_RUN = 3  # exit status of a run that finished but failed by the paper's rule
+
+
 def exit_status(result):
-    """0, or 1 when ``result`` (a run record or a recipe's summary dict) says it failed."""
-    return 1 if isinstance(result, dict) and result.get("failed") else 0
+    """0, or ``FAILED_RUN`` when ``result`` (a run record or a recipe's summary dict) says
+    the run failed."""
+    return FAILED_RUN if isinstance(result, dict) and result.get("failed") else 0
 
 
 def run(main):
-    """A recipe's ``__main__``: runs ``main()`` and exits 0 (done), 1 (the run failed by the
-    paper's rule: NaN loss or training accuracy below the threshold) or 2 (a bad config)."""
+    """A recipe's ``__main__``: runs ``main()`` and exits 0 (done), 2 (a bad config) or
+    ``FAILED_RUN`` = 3 (the run finished but failed by the paper's rule: NaN loss, or final
+    training accuracy below the threshold); a crash exits 1 as any Python program does."""
     try:
         result = main()
     except ConfigError as err:

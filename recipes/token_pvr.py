@@ -8,9 +8,9 @@
 Writes into ``--out``: config.json, record.json (the run record), history.csv,
 learning_curve.png and model.keras (the trained model; ``recipes/evaluate.py OUT`` evaluates
 it on other data). Quick preset: >= 99% test accuracy on window 1 mod_sum in a few minutes on
-a 2-core CPU. Killed and started again with the same command, it resumes. Exit status: 0, 1
-if the run failed by the paper's rule (NaN loss, or final training accuracy below 20%), 2 for
-a bad flag.
+a 2-core CPU. Killed and started again with the same command, it resumes. Exit status: 0; 3
+if the run finished but failed by the paper's rule (NaN loss, or final training accuracy below
+20%); 2 for a bad flag; 1 for a crash.
 """
 
 import dataclasses

@@ -16,6 +16,8 @@ _EXPORTS = {
     "TrainRecipe": "recipe",
     "read_record": "records",
     "WarmupCosine": "schedules",
+    "load_run": "evaluate",
+    "FinishedRun": "evaluate",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -125,8 +125,8 @@ def test_one_process_per_run_folder(tmp_path):
 
 
 @pytest.mark.slow
-def test_failed_run_exits_1_and_the_output_is_quiet(tmp_path):
-    """From the command line, as a user runs it: a run below the failure threshold exits 1;
+def test_failed_run_exits_3_and_the_output_is_quiet(tmp_path):
+    """From the command line, as a user runs it: a run below the failure threshold exits 3;
     no TensorFlow start-up lines and no NOT_FOUND warnings in the output."""
     out = tmp_path / "run"
     cmd = [sys.executable, str(REPO / "recipes" / "token_pvr.py"), *TINY, "--epochs", "2",
@@ -135,7 +135,7 @@ def test_failed_run_exits_1_and_the_output_is_quiet(tmp_path):
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     record = json.loads((out / "record.json").read_text())
     assert record["failed"] is True
-    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.returncode == 3, done.stderr[-2000:]
     both = done.stdout + done.stderr
     assert "NOT_FOUND" not in both and "Failed to find definition" not in both
     assert "absl::InitializeLog" not in both and "I0000" not in both and "W0000" not in both

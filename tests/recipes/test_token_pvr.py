@@ -89,7 +89,7 @@ def test_sigkill_and_resume(tmp_path):
 
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     record = read_record(out)
-    assert done.returncode == (1 if record["failed"] else 0), done.stderr[-3000:]
+    assert done.returncode == (3 if record["failed"] else 0), done.stderr[-3000:]
     assert "resuming after epoch" in done.stdout
     assert record["status"] == "complete" and record["resumed"] == 1
     assert record["epochs_completed"] == 8
