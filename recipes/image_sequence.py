@@ -1,6 +1,6 @@
 """Train and evaluate the image-sequence PVR task (Figure 2 of the paper).
 
-    python recipes/image_sequence.py --data-dir ../shared/data/tfds       # quick, on a CPU
+    python recipes/image_sequence.py                                      # quick, on a CPU
     python recipes/image_sequence.py --window 2 --aggregation maj_vote --head transformer
     python recipes/image_sequence.py --preset paper --backend jax
     python recipes/image_sequence.py --preset paper --devices 4           # data-parallel, 4 GPUs
@@ -19,7 +19,7 @@ match. ``paper``: the paper's visual recipe (Adam 1e-4, batch 50, 10 epochs), a 
 (32, 64 filters) and the paper's MLP head widths, 60,000 training and 10,000 test examples.
 ``quick`` (2-core CPU): a dense per-image encoder (784 -> 64) and a 2-layer transformer head
 (dim 64, 4 heads, MLP 256; 152k parameters), 100,000 training examples, 6 epochs of Adam 1e-3
-with cosine decay, batch 50, window 1. Measured on the real MNIST of ``../shared/data/tfds``,
+with cosine decay, batch 50, window 1. Measured on real MNIST,
 TensorFlow, a shared 2-core CPU under load (load average 4-6): test accuracy 93.1%, training
 accuracy 98.1%, 3.9-4.5 min of training, 4.1-4.7 min in all (two runs, the same accuracies).
 Tried on the way, same machine: the mlp head (256, 64) with the dense encoder reached 90.4%

@@ -279,7 +279,7 @@ def block_dataset(
 
     Example:
         >>> ds = block_dataset(BlockTask(), 1000, split="train", seed=0,
-        ...                    data_dir="../shared/data/tfds")
+        ...                    data_dir="DIR")
         >>> x, y = next(iter(ds))
         >>> x.shape, y.shape
         (TensorShape([50, 80, 80, 1]), TensorShape([50]))
@@ -316,7 +316,7 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
     Example:
         >>> task = BlockTask()
         >>> x, y, info = block_arrays(task, 8, split="test", seed=0,
-        ...                           data_dir="../shared/data/tfds")
+        ...                           data_dir="DIR")
         >>> bool((task.label(info["cell_labels"]) == y).all())
         True
     """

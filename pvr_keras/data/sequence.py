@@ -110,7 +110,7 @@ def sequence_dataset(
 
     Example:
         >>> ds = sequence_dataset(TokenTask(), 1000, split="train", seed=0,
-        ...                       data_dir="../shared/data/tfds")
+        ...                       data_dir="DIR")
         >>> x, y = next(iter(ds))
         >>> x.shape
         TensorShape([50, 11, 28, 28, 1])
@@ -141,7 +141,7 @@ def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None
     Example:
         >>> task = TokenTask()
         >>> x, y, info = sequence_arrays(task, 4, split="test", seed=0,
-        ...                              data_dir="../shared/data/tfds")
+        ...                              data_dir="DIR")
         >>> bool((task.label(info["tokens"]) == y).all())
         True
     """

@@ -2,7 +2,8 @@
 
 Mechanics run on ``tfds.testing.mock_data`` (random images and labels, the same for train and
 test); the checks that need real digits (Figure 6 holdout, images from the matching split)
-read the prepared data dir ``../shared/data/tfds``.
+read prepared real data (the ``tfds_dir`` fixture: ``TFDS_DATA_DIR``; CI points it at
+its copy in ``../shared/data/tfds``).
 """
 
 import keras
