@@ -23,11 +23,8 @@ import sys
 import types
 import typing
 
+from pvr_keras.errors import ConfigError, DataNotPrepared  # noqa: E402
 from pvr_keras.files import atomic_write_text
-
-
-class ConfigError(ValueError):
-    """A config that cannot run, found before any work starts."""
 
 
 def check_ints(cfg, names, minimum):
@@ -218,12 +215,13 @@ def exit_status(result):
 
 
 def run(main):
-    """A recipe's ``__main__``: runs ``main()`` and exits 0 (done), 2 (a bad config) or
+    """A recipe's ``__main__``: runs ``main()`` and exits 0 (done), 2 (a bad config, or image
+    data that is not prepared and cannot be downloaded) or
     ``FAILED_RUN`` = 3 (the run finished but failed by the paper's rule: NaN loss, or final
     training accuracy below the threshold); a crash exits 1 as any Python program does."""
     try:
         result = main()
-    except ConfigError as err:
+    except (ConfigError, DataNotPrepared) as err:
         print(f"{pathlib.Path(sys.argv[0]).name}: error: {err}", file=sys.stderr)
         sys.exit(2)
     sys.exit(exit_status(result))

@@ -206,6 +206,10 @@ def main(argv=None):
     placement = distribute.setup(cfg.devices)
     if cfg.iid_run is not None:
         check_iid_run(cfg, cfg.iid_run)  # before any training
+    from pvr_keras.data import images
+
+    # Data first: a machine that cannot get it fails here, before anything is written.
+    images.prepare_sources(cfg.task().sources, cfg.data_dir, download=cfg.download)
     configs.write(cfg, out)  # refuses a folder of another run, untouched
     base = block_iid.Config(
         **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(block_iid.Config)}

@@ -104,7 +104,7 @@ def train_run(cfg, out, *, distribution, holdout=False, verbose="auto"):
     from pvr_keras.training.inputs import block_train_data
 
     task = cfg.task()
-    images.prepare_sources(task.sources, cfg.data_dir, download=cfg.download)
+    images.prepare_sources(task.sources, cfg.data_dir, download=cfg.download)  # no-op if done
     recipe = dataclasses.replace(
         training.VISUAL,
         epochs=cfg.epochs,
@@ -161,6 +161,10 @@ def main(argv=None):
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
+    from pvr_keras.data import images
+
+    # Data first: a machine that cannot get it fails here, before anything is written.
+    images.prepare_sources(cfg.task().sources, cfg.data_dir, download=cfg.download)
     configs.write(cfg, out)  # refuses a folder of another run, untouched
     record = train_run(cfg, out, distribution=placement)
     print(f"\n{summary(record, 'IID')}\nrecord: {out}/record.json")

@@ -19,7 +19,6 @@ import itertools
 import json
 import os
 import pathlib
-import sys
 
 from pvr_keras import config as configs
 
@@ -106,8 +105,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        configs.run(main)
-    except FileNotFoundError as err:  # data of an image run not prepared
-        print(f"evaluate.py: error: {err}", file=sys.stderr)
-        sys.exit(2)
+    configs.run(main)

@@ -118,8 +118,9 @@ def main(argv=None):
         learning_rate=cfg.learning_rate,
         schedule=cfg.schedule,
     )
-    configs.write(cfg, out)  # refuses a folder of another run, untouched
+    # Data first: a machine that cannot get it fails here, before anything is written.
     images.prepare_sources(["mnist"], cfg.data_dir, download=cfg.download)
+    configs.write(cfg, out)  # refuses a folder of another run, untouched
     data = sequence_train_data(
         task,
         cfg.num_examples,

@@ -19,6 +19,7 @@ import numpy as np
 import tensorflow_datasets as tfds
 
 from pvr_keras.data import random
+from pvr_keras.errors import DataNotPrepared
 
 SOURCES = ("mnist", "cifar10")
 # Where TFDS's builders download each dataset from (host, port): the probe's targets.
@@ -77,11 +78,11 @@ def prepare(name, data_dir=None, *, download=True, log=print):
         return check_prepared(name, data_dir)
     except FileNotFoundError as missing:
         if not download:
-            raise FileNotFoundError(f"{missing} (download=False: not downloading)") from None
+            raise DataNotPrepared(f"{missing} (download=False: not downloading)") from None
         root, origin = resolve_data_dir(data_dir)
         reachable, reason = probe(name)
         if not reachable:
-            raise FileNotFoundError(
+            raise DataNotPrepared(
                 f"{missing} Downloading is not possible: {name}'s download host cannot be "
                 f"reached from this machine ({reason})."
             ) from None

@@ -140,3 +140,17 @@ def test_failed_run_exits_3_and_the_output_is_quiet(tmp_path):
     assert "NOT_FOUND" not in both and "Failed to find definition" not in both
     assert "absl::InitializeLog" not in both and "I0000" not in both and "W0000" not in both
     assert "(FAILED run)" in done.stdout
+
+
+@pytest.mark.parametrize("download", [True, False])
+def test_image_recipe_without_data_stops_before_writing(tmp_path, download):
+    import block_iid
+
+    from pvr_keras.errors import DataNotPrepared
+
+    out = tmp_path / "out"
+    flags = ["--data-dir", str(tmp_path / "no_data"), "--out", str(out)]
+    match = "cannot be reached" if download else "download=False: not downloading"
+    with pytest.raises(DataNotPrepared, match=match):
+        block_iid.main([*flags, *([] if download else ["--no-download"])])
+    assert not out.exists() and not (tmp_path / "no_data").exists()
