@@ -1,4 +1,4 @@
-"""tools/holdout_analysis.py on a tiny holdout sweep: numbers recomputed from the saved model."""
+"""tools/holdout_analysis.py and tools/export_results.py on a tiny medium holdout sweep."""
 
 import importlib.util
 import json
@@ -20,9 +20,10 @@ def _load(path, name):
 def test_tiny_sweep(tmp_path):
     sweep = _load(REPO / "recipes" / "token_sweep.py", "sweep_for_analysis")
     tool = _load(REPO / "tools" / "holdout_analysis.py", "holdout_analysis_tool")
-    out = tmp_path / "results"
-    sweep.main(["--sweep", "holdout", "--windows", "2", "--holdouts", "0", "2", "--sizes", "1000",
-                "--seeds", "0", "--epochs", "1", "--min-steps", "0", "--warmup-epochs", "0",
+    out = tmp_path / "results" / "token"  # the layout of tools/medium_studies.sh
+    sweep.main(["--sweep", "holdout", "--preset", "medium", "--windows", "2", "--holdouts", "0",
+                "2", "--sizes", "1000", "--seeds", "0", "--epochs", "1", "--min-steps", "0",
+                "--warmup-epochs", "0",
                 "--test-examples", "400", "--no-figures", "--out", str(out)])  # fmt: skip
     [summary] = tool.main([str(out), "--test-examples", "400", "--train-examples", "3000"])
     line = next(json.loads(s) for s in (out / "results.jsonl").read_text().splitlines()
@@ -36,3 +37,18 @@ def test_tiny_sweep(tmp_path):
     assert json.loads((out / "holdout_analysis.json").read_text())[0]["id"] == line["id"]
     assert (out / "holdout_analysis.csv").read_text().count("\n") == 3  # header + 2 tuples
     assert (out / "holdout_analysis.png").stat().st_size > 5000
+
+    # Exported: a results directory of its own, without models, that redraws its figures.
+    exporter = _load(REPO / "tools" / "export_results.py", "export_results_tool")
+    docs = tmp_path / "docs"
+    exporter.main([str(tmp_path / "results"), str(docs)])
+    study = docs / "holdout"
+    exported = [json.loads(s) for s in (study / "results.jsonl").read_text().splitlines()]
+    recorded = [json.loads(s) for s in (out / "results.jsonl").read_text().splitlines()]
+    assert exported == recorded and not (study / "runs").exists()
+    assert json.loads((study / "holdout_analysis.json").read_text())[0]["id"] == line["id"]
+    from pvr_keras.sweeps import make_figures
+
+    written = make_figures(study, log=lambda *a: None)
+    assert {p.name for p in written} >= {"holdout_medium_test_accuracy.png", "holdout_medium.csv"}
+    assert not (docs / "thresholds").exists()  # not run: skipped
