@@ -35,8 +35,9 @@ BACKEND_FREE = (
     "tests/models/test_mixer.py::test_parameter_count_matches_paper",
     "tests/models/test_transformer.py::test_parameter_count_matches_paper",
 )
-# Inside the folders and files above, but running a Keras model.
+# Inside the folders and files above, but running a Keras model (files or single tests).
 BACKEND_DEPENDENT = (
+    "tests/data/test_fit_order.py",  # plain model.fit over the streams
     "tests/data/test_block.py::test_feeds_a_keras_model",
     "tests/sweeps/test_run_data.py::test_the_model_fields_reach_the_model",
 )

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# One short check for a machine with a GPU (under 8 minutes): the devices, then a paper-sized
-# epoch of mlp and mixer on token data and of resnet18 on block data, examples/s per model and
-# backend. Usage: bash tools/gpu_check.sh   (PYTHON=..., BACKENDS="jax tensorflow", LIMIT=...)
+# One check for a machine with a GPU: the devices, then a paper-sized epoch of mlp and mixer on
+# token data and of resnet18 on block data, examples/s per model and backend (under 8
+# minutes), then every recipe's paper preset for a few steps at full size
+# (tools/smoke_presets.sh, SMOKE_LIMIT seconds at most).
+# Usage: bash tools/gpu_check.sh   (PYTHON=..., BACKENDS="jax tensorflow", LIMIT=...)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -15,3 +17,6 @@ for backend in ${BACKENDS:-jax tensorflow}; do
   KERAS_BACKEND=$backend timeout "${LIMIT:-220}" "$PY" tools/gpu_check.py "$@" \
     || echo "backend $backend: failed or ran past ${LIMIT:-220} s"
 done
+# Last: every recipe's paper preset for a few steps at full size.
+SMOKE_LIMIT=${SMOKE_LIMIT:-900}
+timeout "$SMOKE_LIMIT" bash tools/smoke_presets.sh || echo "smoke_presets: failures or ran past $SMOKE_LIMIT s"

@@ -160,17 +160,41 @@ def train(
         raise ValueError(f"give devices or distribution, not both; received devices={devices}")
     data = distribution.distribute_data(data)
     run = _Run(distribution.run_dir(out_dir), data)
-    record_path = run.out_dir / "record.json"
-    if record_path.exists():
-        found = records.read_record(record_path)
-        if found.get("config") != config:
-            raise ValueError(
-                f"{run.out_dir} holds a run of another configuration; use another out folder "
-                f"or delete it. Found {found.get('config')}, asked {config}"
-            )
-        if found.get("status") != "running" and run.checkpoint.latest() is None:
-            print(f"{run.out_dir}: run already complete, not training again")
+    found = _finished_record(run, config)  # read-only: a refused or finished folder stays as is
+    if found is not None:
+        return found
+    with records.RunLock(run.out_dir):  # one process per run folder
+        found = _finished_record(run, config)  # finished while we waited for the lock?
+        if found is not None:
             return found
+        return _train(run, build_model, recipe, distribution, config, seed, verbose,
+                      keep_checkpoint, title, save_model)  # fmt: skip
+
+
+def _finished_record(run, config):
+    """The record of the finished run in ``run.out_dir``, None if there is none to return.
+
+    Raises:
+        ValueError: the folder holds a run of another configuration.
+    """
+    record_path = run.out_dir / "record.json"
+    if not record_path.exists():
+        return None
+    found = records.read_record(record_path)
+    if found.get("config") != config:
+        raise ValueError(
+            f"{run.out_dir} holds a run of another configuration; use another out folder "
+            f"or delete it. Found {found.get('config')}, asked {config}"
+        )
+    if found.get("status") != "running" and run.checkpoint.latest() is None:
+        print(f"{run.out_dir}: run already complete, not training again")
+        return found
+    return None
+
+
+def _train(run, build_model, recipe, distribution, config, seed, verbose, keep_checkpoint,
+           title, save_model):  # fmt: skip
+    data = run.data
     with distribution.scope():
         keras.utils.set_random_seed(seed)
         model = compile_model(build_model(), recipe, data.num_examples)
@@ -225,7 +249,7 @@ def train(
             final_evals[f"{name}_accuracy"] = float(result["accuracy"])
             final_evals[f"{name}_loss"] = float(result["loss"])
     if save_model:  # written whole, then renamed: a kill leaves no half model
-        tmp = run.out_dir / f".tmp{os.getpid()}.model.keras"
+        tmp = run.out_dir / f".tmp{os.getpid()}.model.keras"  # Keras wants the .keras suffix
         model.save(tmp)
         os.replace(tmp, run.out_dir / "model.keras")
     return _finish(run, recipe, keep_checkpoint, title, final_evals)

@@ -3,11 +3,11 @@
 import dataclasses
 import math
 
-import keras
-
-from pvr_keras.training.schedules import WarmupCosine
-
 OPTIMIZERS = ("sgd", "adam")
+
+
+def _finite(value):
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,8 +52,20 @@ class TrainRecipe:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; received {value!r}")
-        if self.learning_rate <= 0:
-            raise ValueError(f"learning_rate must be > 0; received {self.learning_rate}")
+        for name in ("warmup_epochs", "min_steps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0; received {value!r}")
+        if not _finite(self.learning_rate) or self.learning_rate <= 0:
+            raise ValueError(
+                f"learning_rate must be a finite number > 0; received {self.learning_rate}"
+            )
+        for name in ("momentum", "weight_decay"):
+            value = getattr(self, name)
+            if not _finite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0; received {value!r}")
+        if not _finite(self.failed_below) or not 0 <= self.failed_below <= 1:
+            raise ValueError(f"failed_below must be in [0, 1]; received {self.failed_below!r}")
 
     def steps_per_epoch(self, num_examples):
         return math.ceil(num_examples / self.batch_size)
@@ -64,6 +76,10 @@ class TrainRecipe:
 
     def make_optimizer(self, num_examples):
         """A fresh Keras optimizer with this recipe's schedule for a training set size."""
+        import keras
+
+        from pvr_keras.training.schedules import WarmupCosine
+
         steps = self.steps_per_epoch(num_examples)
         if self.schedule == "cosine":
             total = steps * self.num_epochs(num_examples)
