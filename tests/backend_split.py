@@ -22,6 +22,7 @@ BACKEND_FREE = (
     "tests/tools/",
     "tests/analysis/test_cka.py",
     "tests/analysis/test_dynamics.py",
+    "tests/analysis/test_holdout.py",
     "tests/analysis/test_logits.py",
     "tests/analysis/test_noise.py",
     "tests/recipes/test_noise_sensitivity.py",  # NumPy analysis only
