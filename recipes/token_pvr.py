@@ -17,6 +17,7 @@ import dataclasses
 
 from pvr_keras import config as configs
 from pvr_keras.tasks import AGGREGATIONS, WINDOW_MODES
+from pvr_keras.training.recipe import OPTIMIZERS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,10 +55,18 @@ class Config:
         default=800, metadata={"help": "train at least this many steps (tiny training sets)"}
     )
     batch_size: int = 1024
+    optimizer: str = dataclasses.field(
+        default="sgd",
+        metadata={
+            "choices": OPTIMIZERS,
+            "help": "Appendix A's optimizers (paper: sgd, momentum 0.9)",
+        },
+    )
     learning_rate: float = 0.05
     seed: int = 0
     backend: str | None = configs.backend_field()
     devices: int | None = configs.devices_field()
+    tensorboard: bool = configs.tensorboard_field()
     out: str = dataclasses.field(
         default="runs/token_pvr/{model}_x{width}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
@@ -131,6 +140,7 @@ def main(argv=None):
         min_steps=cfg.min_steps,
         batch_size=cfg.batch_size,
         learning_rate=cfg.learning_rate,
+        optimizer=cfg.optimizer,
     )
     configs.write(cfg, out)  # refuses a folder of another run, untouched
     data = token_train_data(
@@ -159,6 +169,7 @@ def main(argv=None):
         distribution=placement,
         title=f"{cfg.model}, window {cfg.window} {cfg.aggregation}, {cfg.num_examples} examples",
         save_model=True,
+        callbacks=configs.callbacks(cfg, out),
     )
     final = record["final"]
     iid = final.get("iid_test_accuracy")
