@@ -11,7 +11,7 @@ import math
 import keras
 import keras_tuner
 
-from pvr_keras import data, models
+from pvr_keras import compat, data, models
 from pvr_keras.models import TOKEN_MODELS
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.recipe import OPTIMIZERS, make_optimizer
@@ -181,26 +181,10 @@ class TokenHyperModel(keras_tuner.HyperModel):
         )
 
 
-class _TensorBoardOnlyIfUsed:
-    """keras-tuner 1.4 imports tensorboard in every trial on TensorFlow, with or without a
-    TensorBoard callback, and TensorFlow 2.21 no longer installs tensorboard: import it only
-    when a TensorBoard callback asks for it."""
-
-    def _configure_tensorboard_dir(self, callbacks, trial, execution=0):
-        if any(type(c).__name__ == "TensorBoard" for c in callbacks):
-            super()._configure_tensorboard_dir(callbacks, trial, execution)
-
-
-class RandomSearch(_TensorBoardOnlyIfUsed, keras_tuner.RandomSearch):
-    pass
-
-
-class Hyperband(_TensorBoardOnlyIfUsed, keras_tuner.Hyperband):
-    pass
-
-
-class BayesianOptimization(_TensorBoardOnlyIfUsed, keras_tuner.BayesianOptimization):
-    pass
+# keras-tuner's tuners, without its unconditional tensorboard import (pvr_keras.compat).
+RandomSearch = compat.tensorboard_only_if_used(keras_tuner.RandomSearch)
+Hyperband = compat.tensorboard_only_if_used(keras_tuner.Hyperband)
+BayesianOptimization = compat.tensorboard_only_if_used(keras_tuner.BayesianOptimization)
 
 
 def make_tuner(
