@@ -21,6 +21,7 @@ def _version(package):
         return None
     return tuple(int(p) for p in parts[:2] if p.isdigit())
 
+
 # TensorFlow logs from C++ before absl's logging is initialised, and absl writes every such
 # line to stderr whatever its level, so TF_CPP_MIN_LOG_LEVEL does not hide them
 # (abseil/abseil-cpp#1718 and #1957, tensorflow/tensorflow#102212): "WARNING: All log

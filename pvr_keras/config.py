@@ -25,6 +25,7 @@ import typing
 
 from pvr_keras.errors import ConfigError, DataNotPrepared  # noqa: E402
 from pvr_keras.files import atomic_write_text
+from pvr_keras.training.recipe import VISUAL
 
 
 def check_ints(cfg, names, minimum):
@@ -302,11 +303,13 @@ class VisualConfig:
     train_eval_examples: int = dataclasses.field(
         default=10_000, metadata={"help": "training examples evaluated after each epoch"}
     )
-    epochs: int = 10
-    batch_size: int = 50
-    learning_rate: float = dataclasses.field(default=1e-4, metadata={"help": "Adam step size"})
+    epochs: int = VISUAL.epochs  # the paper's visual recipe, training.VISUAL
+    batch_size: int = VISUAL.batch_size
+    learning_rate: float = dataclasses.field(
+        default=VISUAL.learning_rate, metadata={"help": "Adam step size"}
+    )
     schedule: str = dataclasses.field(
-        default="constant",
+        default=VISUAL.schedule,
         metadata={"choices": ("constant", "cosine"), "help": "learning rate: constant or cosine"},
     )
     seed: int = 0

@@ -17,7 +17,7 @@ import dataclasses
 
 from pvr_keras import config as configs
 from pvr_keras.tasks import AGGREGATIONS, WINDOW_MODES
-from pvr_keras.training.recipe import OPTIMIZERS
+from pvr_keras.training.recipe import OPTIMIZERS, TOKEN
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,13 +108,17 @@ QUICK = {
 
 def presets(model):
     """The ``quick`` and ``paper`` presets for ``model``."""
-    paper = Config(
+    paper = Config(  # the paper's token recipe, training.TOKEN, on 10^6 examples
         model=model,
         width=1.0,
         num_examples=1_000_000,
         test_examples=100_000,
-        epochs=200,
-        warmup_epochs=10,
+        epochs=TOKEN.epochs,
+        warmup_epochs=TOKEN.warmup_epochs,
+        min_steps=TOKEN.min_steps,
+        batch_size=TOKEN.batch_size,
+        learning_rate=TOKEN.learning_rate,
+        optimizer=TOKEN.optimizer,
     )
     return {"quick": QUICK.get(model, Config(model=model)), "paper": paper}
 
