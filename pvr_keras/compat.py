@@ -6,10 +6,21 @@ longer applies.
 """
 
 import contextlib
+import importlib.metadata
 import os
 import re
 import sys
 import tempfile
+
+
+def _version(package):
+    """(major, minor) of an installed package, or None."""
+    try:
+        parts = importlib.metadata.version(package).split(".")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return tuple(int(p) for p in parts[:2] if p.isdigit())
+
 
 # TensorFlow logs from C++ before absl's logging is initialised, and absl writes every such
 # line to stderr whatever its level, so TF_CPP_MIN_LOG_LEVEL does not hide them
@@ -71,3 +82,48 @@ def import_tensorflow_quietly():
             continue
         print(line, file=sys.stderr)
     return tf
+
+
+# keras-tuner's chief/worker client waits ``oracle_client.TIMEOUT`` (an hour) on every call
+# to the chief, a module constant with no public setting (keras_tuner/src/distribute/
+# oracle_client.py; checked with keras-tuner 1.4.8). A worker whose chief died should give up
+# in seconds, not an hour.
+def set_chief_timeout(seconds):
+    """Sets how long a keras-tuner worker waits on each call to its chief."""
+    from keras_tuner.src.distribute import oracle_client
+
+    if not hasattr(oracle_client, "TIMEOUT"):
+        raise RuntimeError(
+            f"keras-tuner {importlib.metadata.version('keras-tuner')} has no "
+            "oracle_client.TIMEOUT (checked with 1.4.8): pvr_keras.compat.set_chief_timeout "
+            "needs updating"
+        )
+    oracle_client.TIMEOUT = float(seconds)
+
+
+def chief_timeout():
+    """The seconds a keras-tuner worker waits on each call to its chief."""
+    from keras_tuner.src.distribute import oracle_client
+
+    return oracle_client.TIMEOUT
+
+
+def tensorboard_only_if_used(tuner_class):
+    """A keras-tuner Tuner class that imports tensorboard only for a TensorBoard callback.
+
+    keras-tuner 1.4 (checked with 1.4.8) imports tensorboard in every trial on TensorFlow,
+    with or without a TensorBoard callback, through ``Tuner._configure_tensorboard_dir``, and
+    TensorFlow 2.21 no longer installs tensorboard. Where that private method is gone the
+    class is returned unchanged.
+    """
+    if not hasattr(tuner_class, "_configure_tensorboard_dir"):
+        return tuner_class
+
+    class Tuner(tuner_class):
+        def _configure_tensorboard_dir(self, callbacks, trial, execution=0):
+            if any(type(c).__name__ == "TensorBoard" for c in callbacks):
+                super()._configure_tensorboard_dir(callbacks, trial, execution)
+
+    Tuner.__name__ = Tuner.__qualname__ = tuner_class.__name__
+    Tuner.__doc__ = tuner_class.__doc__
+    return Tuner

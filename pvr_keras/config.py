@@ -25,6 +25,7 @@ import typing
 
 from pvr_keras.errors import ConfigError, DataNotPrepared  # noqa: E402
 from pvr_keras.files import atomic_write_text
+from pvr_keras.training.recipe import VISUAL
 
 
 def check_ints(cfg, names, minimum):
@@ -79,6 +80,7 @@ def validate(cfg):
             raise ConfigError(f"{_flag(field.name)} needs at least one value")
     if hasattr(cfg, "validate"):
         cfg.validate()
+    check_tensorboard(cfg)
     return cfg
 
 
@@ -254,6 +256,33 @@ def backend_field():
     )
 
 
+def tensorboard_field():
+    """The ``tensorboard`` field of a training recipe's Config (``--tensorboard``)."""
+    return dataclasses.field(
+        default=False,
+        metadata={"help": "also log to OUT/tensorboard (view with: tensorboard --logdir OUT)"},
+    )
+
+
+def check_tensorboard(cfg):
+    """``--tensorboard`` needs the tensorboard package: a ConfigError naming the extra if not."""
+    import importlib.util
+
+    if getattr(cfg, "tensorboard", False) and importlib.util.find_spec("tensorboard") is None:
+        raise ConfigError(
+            '--tensorboard needs the tensorboard package: pip install -e ".[tensorboard]"'
+        )
+
+
+def callbacks(cfg, out):
+    """The Keras callbacks a recipe's flags ask for (``--tensorboard``)."""
+    if not getattr(cfg, "tensorboard", False):
+        return []
+    import keras
+
+    return [keras.callbacks.TensorBoard(log_dir=str(pathlib.Path(out) / "tensorboard"))]
+
+
 def devices_field():
     """The ``devices`` field of a training recipe's Config (``--devices N``).
 
@@ -279,11 +308,13 @@ class VisualConfig:
     train_eval_examples: int = dataclasses.field(
         default=10_000, metadata={"help": "training examples evaluated after each epoch"}
     )
-    epochs: int = 10
-    batch_size: int = 50
-    learning_rate: float = dataclasses.field(default=1e-4, metadata={"help": "Adam step size"})
+    epochs: int = VISUAL.epochs  # the paper's visual recipe, training.VISUAL
+    batch_size: int = VISUAL.batch_size
+    learning_rate: float = dataclasses.field(
+        default=VISUAL.learning_rate, metadata={"help": "Adam step size"}
+    )
     schedule: str = dataclasses.field(
-        default="constant",
+        default=VISUAL.schedule,
         metadata={"choices": ("constant", "cosine"), "help": "learning rate: constant or cosine"},
     )
     seed: int = 0
@@ -293,6 +324,7 @@ class VisualConfig:
     )
     backend: str | None = backend_field()
     devices: int | None = devices_field()
+    tensorboard: bool = tensorboard_field()
     download: bool = dataclasses.field(
         default=True,
         metadata={"help": "download MNIST / CIFAR-10 on first use if not prepared"},
@@ -307,7 +339,7 @@ class VisualConfig:
 
 # Fields that say how a run executes, not what it computes: a run killed on N devices may
 # resume on M, a run that downloaded its data may resume with --no-download.
-HOW_FIELDS = ("devices", "download")
+HOW_FIELDS = ("devices", "download", "tensorboard")
 
 
 def identity(config, *more):

@@ -140,6 +140,7 @@ def train_run(cfg, out, *, distribution, holdout=False, verbose="auto"):
         title=f"{cfg.model} (width {cfg.width}), 2x2 {cfg.values} blocks, {setting}",
         save_model=True,
         distribution=distribution,
+        callbacks=configs.callbacks(cfg, out),
     )
 
 

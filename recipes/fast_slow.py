@@ -40,6 +40,7 @@ import pathlib
 
 from pvr_keras import config as configs
 from pvr_keras.tasks import AGGREGATIONS
+from pvr_keras.training.recipe import TOKEN
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,11 +64,11 @@ class Config:
     seeds: tuple[int, ...] = dataclasses.field(
         default=(0, 1, 2, 3, 4, 5), metadata={"help": "seeds (data and initialisation)"}
     )
-    epochs: int = 200
-    warmup_epochs: int = 10
-    min_steps: int = 800
-    batch_size: int = 1024
-    learning_rate: float = 0.05
+    epochs: int = TOKEN.epochs  # the paper's token recipe (training.TOKEN) by default
+    warmup_epochs: int = TOKEN.warmup_epochs
+    min_steps: int = TOKEN.min_steps
+    batch_size: int = TOKEN.batch_size
+    learning_rate: float = TOKEN.learning_rate
     threshold: float = dataclasses.field(
         default=0.999, metadata={"help": "training accuracy that counts as fitted"}
     )

@@ -149,6 +149,7 @@ def main(argv=None):
         distribution=placement,
         title=f"image sequences, {cfg.head} head, window {cfg.window} {cfg.aggregation}",
         save_model=True,
+        callbacks=configs.callbacks(cfg, out),
     )
     final = record["final"]
     print(

@@ -17,6 +17,7 @@ import dataclasses
 
 from pvr_keras import config as configs
 from pvr_keras.tasks import AGGREGATIONS, WINDOW_MODES
+from pvr_keras.training.recipe import OPTIMIZERS, TOKEN
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,10 +55,18 @@ class Config:
         default=800, metadata={"help": "train at least this many steps (tiny training sets)"}
     )
     batch_size: int = 1024
+    optimizer: str = dataclasses.field(
+        default="sgd",
+        metadata={
+            "choices": OPTIMIZERS,
+            "help": "Appendix A's optimizers (paper: sgd, momentum 0.9)",
+        },
+    )
     learning_rate: float = 0.05
     seed: int = 0
     backend: str | None = configs.backend_field()
     devices: int | None = configs.devices_field()
+    tensorboard: bool = configs.tensorboard_field()
     out: str = dataclasses.field(
         default="runs/token_pvr/{model}_x{width}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
@@ -99,13 +108,17 @@ QUICK = {
 
 def presets(model):
     """The ``quick`` and ``paper`` presets for ``model``."""
-    paper = Config(
+    paper = Config(  # the paper's token recipe, training.TOKEN, on 10^6 examples
         model=model,
         width=1.0,
         num_examples=1_000_000,
         test_examples=100_000,
-        epochs=200,
-        warmup_epochs=10,
+        epochs=TOKEN.epochs,
+        warmup_epochs=TOKEN.warmup_epochs,
+        min_steps=TOKEN.min_steps,
+        batch_size=TOKEN.batch_size,
+        learning_rate=TOKEN.learning_rate,
+        optimizer=TOKEN.optimizer,
     )
     return {"quick": QUICK.get(model, Config(model=model)), "paper": paper}
 
@@ -131,6 +144,7 @@ def main(argv=None):
         min_steps=cfg.min_steps,
         batch_size=cfg.batch_size,
         learning_rate=cfg.learning_rate,
+        optimizer=cfg.optimizer,
     )
     configs.write(cfg, out)  # refuses a folder of another run, untouched
     data = token_train_data(
@@ -159,6 +173,7 @@ def main(argv=None):
         distribution=placement,
         title=f"{cfg.model}, window {cfg.window} {cfg.aggregation}, {cfg.num_examples} examples",
         save_model=True,
+        callbacks=configs.callbacks(cfg, out),
     )
     final = record["final"]
     iid = final.get("iid_test_accuracy")

@@ -147,6 +147,25 @@ def project_name(cfg):
         ) from None
 
 
+def train_command(cfg, values):
+    """The ``recipes/token_pvr.py`` command that trains a trial's hyperparameters on the
+    search's task and training set (a Hyperband trial: its own number of epochs)."""
+    flags = {
+        "--model": values["model"],
+        "--window": cfg.window,
+        "--aggregation": cfg.aggregation,
+        "--holdout": cfg.holdout,
+        "--num-examples": cfg.num_examples,
+        "--epochs": values.get("tuner/epochs", cfg.epochs),
+        "--warmup-epochs": cfg.warmup_epochs,
+        "--optimizer": values["optimizer"],
+        "--learning-rate": f"{values['learning_rate']:.6g}",
+        "--batch-size": values["batch_size"],
+        "--seed": cfg.seed,
+    }
+    return "python recipes/token_pvr.py " + " ".join(f"{k} {v}" for k, v in flags.items())
+
+
 def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
     configs.start(cfg)
@@ -195,13 +214,15 @@ def main(argv=None):
         "trials": len(trials),
         "status": {s: sum(t.status == s for t in trials) for s in {t.status for t in trials}},
         "best": best,
+        "train_command": train_command(cfg, best[0]["values"]) if best else None,
     }
     atomic_write_text(folder / "best.json", json.dumps(summary, indent=1, default=str) + "\n")
     if best:
         top = best[0]
         print(
             f"\n{len(trials)} trials; best val_accuracy {top['val_accuracy']:.4f} with "
-            f"{top['values']}\nresults: {folder / 'best.json'}"
+            f"{top['values']}\nresults: {folder / 'best.json'}\n"
+            f"train it: {summary['train_command']}"
         )
     return summary
 

@@ -13,6 +13,7 @@ import json
 import math
 
 from pvr_keras.tasks import TokenTask
+from pvr_keras.training.recipe import TOKEN
 
 ID_HASH_CHARS = 10
 # The token architectures (``pvr_keras.models.TOKEN_MODELS``, spelled out here so that runs
@@ -50,11 +51,11 @@ class TokenRun:
     seed: int = 0
     window_mode: str = "cyclic"
     test_examples: int = 10_000
-    epochs: int = 200
-    warmup_epochs: int = 10
-    min_steps: int = 800
-    batch_size: int = 1024
-    learning_rate: float = 0.05
+    epochs: int = TOKEN.epochs  # the paper's token recipe (training.TOKEN) by default
+    warmup_epochs: int = TOKEN.warmup_epochs
+    min_steps: int = TOKEN.min_steps
+    batch_size: int = TOKEN.batch_size
+    learning_rate: float = TOKEN.learning_rate
     model_kwargs: dict = dataclasses.field(default_factory=dict)
     holdout_values: tuple[int, ...] | None = None
     width: float = 1.0
@@ -103,8 +104,6 @@ class TokenRun:
 
     def recipe(self):
         """The paper's token recipe with this run's overrides."""
-        from pvr_keras.training.recipe import TOKEN
-
         return dataclasses.replace(
             TOKEN,
             epochs=self.epochs,

@@ -1,6 +1,7 @@
 """Every recipe checks its flags before TensorFlow loads or a file is written; run folders are
 never modified by a refused run; one process per run folder; exit status says how it went."""
 
+import dataclasses
 import json
 import os
 import pathlib
@@ -154,3 +155,52 @@ def test_image_recipe_without_data_stops_before_writing(tmp_path, download):
     with pytest.raises(DataNotPrepared, match=match):
         block_iid.main([*flags, *([] if download else ["--no-download"])])
     assert not out.exists() and not (tmp_path / "no_data").exists()
+
+
+def test_user_callbacks_optimizer_and_tensorboard(tmp_path):
+    import keras
+
+    from pvr_keras import training
+
+    seen = []
+
+    class Epochs(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            seen.append((epoch, round(float(logs["loss"]), 6)))
+
+    # training.train passes user callbacks through to fit, after its own.
+    task_run = token_pvr.Config(num_examples=2048, test_examples=300, epochs=2, min_steps=0)
+    from pvr_keras import models
+    from pvr_keras.training.inputs import token_train_data
+
+    record = training.train(
+        models.mlp,
+        token_train_data(task_run.task(), 2048, test_examples=300, batch_size=1024),
+        dataclasses.replace(training.TOKEN, epochs=2, min_steps=0, warmup_epochs=0),
+        tmp_path / "api",
+        callbacks=[Epochs()],
+        verbose=0,
+    )
+    assert [e for e, _ in seen] == [0, 1]
+    assert [loss for _, loss in seen] == [round(v, 6) for v in record["history"]["train_loss"]]
+    # The recipe: --optimizer reaches the recipe, --tensorboard writes event files.
+    out = tmp_path / "recipe"
+    record = token_pvr.main([*TINY, "--epochs", "1", "--optimizer", "adagrad", "--tensorboard",
+                             "--out", str(out)])  # fmt: skip
+    assert record["recipe"]["optimizer"] == "adagrad"
+    assert list((out / "tensorboard").rglob("events.out.tfevents.*"))
+    assert "tensorboard" not in record["config"]  # how it ran, not what it computed
+
+
+def test_tensorboard_flag_without_the_package(monkeypatch, tmp_path):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "tensorboard" else real(name, *a),
+    )
+    with pytest.raises(configs.ConfigError, match=r'pip install -e ".\[tensorboard\]"'):
+        token_pvr.main([*TINY, "--tensorboard", "--out", str(tmp_path / "o")])
+    assert not (tmp_path / "o").exists()
