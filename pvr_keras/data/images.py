@@ -14,7 +14,7 @@ import threading
 import numpy as np
 import tensorflow_datasets as tfds
 
-from pvr_keras.data import random
+from pvr_keras.data import keys
 
 SOURCES = ("mnist", "cifar10")
 
@@ -98,7 +98,7 @@ def load_images(name, split, data_dir=None):
         ((10000, 28, 28, 1), dtype('uint8'), array([2, 0, 4]))
     """
     _check_name(name)
-    random.check_split(split)
+    keys.check_split(split)
     root, version = check_prepared(name, data_dir)
     key = (name, split, root, version)
     with _LOCK:
