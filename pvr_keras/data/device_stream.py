@@ -1,0 +1,212 @@
+"""Batches made on the JAX device, read by ``model.fit`` as a ``keras.utils.PyDataset``.
+
+Batch ``i`` of a stream is a pure function of (epoch, position in the epoch): its example
+indices come from the epoch's keyed bijection (``jax_random.epoch_order``, TensorFlow's
+``index_shuffle``, the order the tf.data streams use) and its examples from the task's JAX
+generator, all inside one jitted function per batch shape. So nothing but two scalars crosses
+from the host, the arrays stay on the device, and a stream started at ``first_epoch`` (a
+resumed run) continues exactly where an uninterrupted one would be.
+
+Under ``keras.distribution.DataParallel`` (``with_distribution``) the function is a
+``shard_map`` over the data-parallel mesh: each device makes its own rows of the global batch
+and nothing is gathered through the host. As ``training.distribute`` does for tf.data, every
+batch is then padded to a multiple of the device count with zero-weight rows, the real rows
+weighing padded/real, so the weighted loss and accuracy equal those of the real batch.
+
+Why a ``PyDataset`` and a jitted function per batch, rather than generating inside Keras's
+train step: it needs no change to the model or the trainer, ``fit``, ``evaluate`` and
+``predict`` all read it, and dispatching a ready program costs tens of microseconds per batch,
+far less than a training step (``tools/bench_train.py`` measures the whole).
+"""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import keras
+import numpy as np
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+from pvr_keras.data import jax_random
+
+
+def check_positive(name, value):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; received {value!r}")
+    return int(value)
+
+
+def check_schedule(epochs, first_epoch):
+    """Validates ``epochs`` (positive or None) and ``first_epoch`` (non-negative)."""
+    if epochs is not None:
+        check_positive("epochs", epochs)
+    bad = isinstance(first_epoch, bool) or not isinstance(first_epoch, int | np.integer)
+    if bad or first_epoch < 0:
+        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
+
+
+def check_num_examples(num_examples):
+    check_positive("num_examples", num_examples)
+    if num_examples > jax_random.MAX_EXAMPLES:
+        raise ValueError(
+            f"num_examples must be at most {jax_random.MAX_EXAMPLES:,} for device input "
+            f"(uint32 example indices); received {num_examples:,}"
+        )
+    return int(num_examples)
+
+
+class DeviceStream(keras.utils.PyDataset):
+    """Batches ``(x, y)`` (or ``(x, y, sample_weight)`` when distributed) made on the device.
+
+    Args:
+        examples: ``fn(index) -> dict`` of arrays with the batch as first axis, for (B,)
+            uint32 example indices; traced inside ``jax.jit``.
+        num_examples: size of the split.
+        batch_size: examples per batch (the last batch of an epoch may be smaller).
+        key: the stream key; it keys the epoch order.
+        shuffle: visit the examples in a new keyed order each epoch.
+        epochs: passes; ``None`` repeats forever (for ``fit(steps_per_epoch=...)``).
+        first_epoch: the epoch number of the first pass (keys its order).
+        outputs: keys of ``examples``' dict yielded, in order.
+        distribution: a ``keras.distribution.DataParallel``, or ``None`` for one device.
+    """
+
+    def __init__(
+        self,
+        examples,
+        num_examples,
+        batch_size,
+        key,
+        *,
+        shuffle,
+        epochs=1,
+        first_epoch=0,
+        outputs=("x", "y"),
+        distribution=None,
+    ):
+        super().__init__()
+        check_schedule(epochs, first_epoch)
+        self.examples = examples
+        self.num_examples = check_num_examples(num_examples)
+        self.batch_size = check_positive("batch_size", batch_size)
+        self.key, self.shuffle = key, bool(shuffle)
+        self.epochs, self.first_epoch = epochs, int(first_epoch)
+        self.outputs = tuple(outputs)
+        self.distribution = distribution
+        self.batches_per_epoch = math.ceil(self.num_examples / self.batch_size)
+        self._functions = {}
+
+    # ---------------------------------------------------------------- PyDataset ----
+
+    @property
+    def num_batches(self):
+        if self.epochs is None:
+            return None
+        return self.batches_per_epoch * self.epochs
+
+    def __len__(self):
+        if self.epochs is None:
+            raise TypeError("an endless DeviceStream (epochs=None) has no length")
+        return self.num_batches
+
+    def __getitem__(self, i):
+        """Batch ``i`` of the stream: batch ``i % batches_per_epoch`` of epoch
+        ``first_epoch + i // batches_per_epoch``."""
+        if self.epochs is not None and not 0 <= i < self.num_batches:
+            raise IndexError(f"batch index must be in [0, {self.num_batches}); received {i}")
+        epoch, b = divmod(int(i), self.batches_per_epoch)
+        start = b * self.batch_size
+        size = min(self.batch_size, self.num_examples - start)
+        return self.batch_function(size)(
+            np.uint32((self.first_epoch + epoch) % 2**32), np.uint32(start)
+        )
+
+    # ---------------------------------------------------------------- variants ----
+
+    def _replace(self, **changes):
+        kwargs = {
+            "shuffle": self.shuffle,
+            "epochs": self.epochs,
+            "first_epoch": self.first_epoch,
+            "outputs": self.outputs,
+            "distribution": self.distribution,
+        }
+        kwargs.update(changes)
+        return DeviceStream(self.examples, self.num_examples, self.batch_size, self.key, **kwargs)
+
+    def with_distribution(self, distribution):
+        """The same stream made shard by shard on ``distribution``'s data-parallel mesh."""
+        if not isinstance(distribution, keras.distribution.DataParallel):
+            raise ValueError(
+                f"device input shards over a keras.distribution.DataParallel; received "
+                f"{type(distribution).__name__}"
+            )
+        return self._replace(distribution=distribution)
+
+    @property
+    def element_spec(self):
+        """Shapes and dtypes of a full batch: a tuple of ``jax.ShapeDtypeStruct``."""
+        return jax.eval_shape(self.batch_function(self.batch_size), np.uint32(0), np.uint32(0))
+
+    # ---------------------------------------------------------------- the program ----
+
+    def batch_function(self, size):
+        """The jitted ``(epoch, start) -> batch`` for batches of ``size`` real examples."""
+        if size not in self._functions:
+            if self.distribution is None:
+                self._functions[size] = jax.jit(self._local_batch(size, size, 0, None))
+            else:
+                self._functions[size] = self._sharded(size)
+        return self._functions[size]
+
+    def _local_batch(self, size, rows, first_row, weight):
+        """``(epoch, start) -> tuple``: rows ``first_row ..+rows`` of a batch of ``size`` real
+        examples (rows past ``size`` are zero padding); with ``weight``, also the weights."""
+        n, key, shuffle = self.num_examples, self.key, self.shuffle
+
+        def batch(epoch, start, row0=first_row):
+            row = row0 + jnp.arange(rows, dtype=jnp.uint32)  # rows of the global batch
+            real = row < size
+            # Padding rows repeat the last example (any valid index) and are zeroed below.
+            position = start + jnp.minimum(row, size - 1)
+            index = position
+            if shuffle:
+                index = jax_random.index_shuffle(position, key, epoch, n - 1)
+            out = self.examples(index)
+            arrays = tuple(out[name] for name in self.outputs)
+            if weight is None:
+                return arrays
+            arrays = tuple(
+                jnp.where(real.reshape((-1,) + (1,) * (a.ndim - 1)), a, jnp.zeros_like(a))
+                for a in arrays
+            )
+            return (*arrays, jnp.where(real, jnp.float32(weight), jnp.float32(0)))
+
+        return batch
+
+    def _sharded(self, size):
+        distribution = self.distribution
+        mesh = distribution.device_mesh.backend_mesh
+        axis = distribution.batch_dim_name
+        count = mesh.shape[axis]
+        padded = -(-size // count) * count
+        share = padded // count
+        # As training.distribute's padder: float32(padded) / float32(real).
+        weight = np.float32(padded) / np.float32(size)
+
+        def local(epoch, start):
+            first = jax.lax.axis_index(axis).astype(jnp.uint32) * share
+            return self._local_batch(size, share, 0, weight)(epoch, start, row0=first)
+
+        function = jax.shard_map(
+            local, mesh=mesh, in_specs=(P(), P()), out_specs=P(axis), check_vma=False
+        )
+        replicated = NamedSharding(mesh, P())
+        return jax.jit(function, in_shardings=(replicated, replicated))
+
+
+def collect(stream):
+    """All batches of a finite stream, concatenated into NumPy arrays (in stream order)."""
+    parts = [tuple(np.asarray(a) for a in batch) for batch in stream]
+    return tuple(np.concatenate(part) for part in zip(*parts, strict=True))
