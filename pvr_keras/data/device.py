@@ -16,7 +16,8 @@ Example:
     ((256, 11), (256,))
 """
 
-import jax
+import functools
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -35,31 +36,49 @@ def _check_task(task):
 
 
 def jax_aggregate(aggregation, window, num_values):
-    """JAX twin of ``tasks.aggregate``: window (B, w) int32 -> (B,) int32."""
+    """JAX twin of ``tasks.aggregate`` on a window given as a list of w (B,) int32 arrays.
+
+    Elementwise only (no sort, no gather, no one-hot): XLA then makes the whole label one
+    vectorised loop. O(w^2) comparisons for ``median`` and ``maj_vote``, none depending on
+    ``num_values``.
+    """
+    w = len(window)
     if aggregation == "mod_sum":
-        return jnp.sum(window, axis=1) % num_values
-    if aggregation == "median":
-        return jnp.sort(window, axis=1)[:, (window.shape[1] - 1) // 2]
-    if aggregation == "maj_vote":
-        counts = jnp.sum(jax.nn.one_hot(window, num_values, dtype=jnp.int32), axis=1)
-        # Ties go to the smallest value: every score is distinct, so argmax has one answer.
-        score = counts * num_values + jnp.arange(num_values - 1, -1, -1, dtype=jnp.int32)
-        return jnp.argmax(score, axis=1).astype(jnp.int32)
+        return sum(window[1:], window[0]) % num_values
     if aggregation == "min":
-        return jnp.min(window, axis=1)
+        return functools.reduce(jnp.minimum, window)
     if aggregation == "max":
-        return jnp.max(window, axis=1)
+        return functools.reduce(jnp.maximum, window)
+    if aggregation == "median":
+        # The lower median is the value of rank (w - 1) // 2, ties ranked by position.
+        out = jnp.zeros_like(window[0])
+        for j, v in enumerate(window):
+            rank = sum(
+                ((u < v) | ((u == v) & (i < j))).astype(jnp.int32)
+                for i, u in enumerate(window)
+                if i != j
+            )
+            out = jnp.where(rank == (w - 1) // 2, v, out)
+        return out
+    if aggregation == "maj_vote":
+        # Score count * num_values + (num_values - 1 - value) is distinct per value and
+        # largest for the most common value, ties going to the smallest.
+        best = None
+        for v in window:
+            count = sum((u == v).astype(jnp.int32) for u in window)
+            score = count * num_values + (num_values - 1 - v)
+            best = score if best is None else jnp.maximum(best, score)
+        return num_values - 1 - best % num_values
     raise ValueError(f"unknown aggregation {aggregation!r}")
 
 
 def jax_label(task, x):
     """JAX twin of ``TokenTask.label``: x (B, seq_len) int32 -> (B,) int32."""
-    values = x[:, 1:]
     pointers = x[:, 0] if task.pointer else jnp.zeros_like(x[:, 0])
-    positions = (pointers[:, None] + jnp.arange(task.window, dtype=jnp.int32)) % (
-        task.num_positions
-    )
-    window = jnp.take_along_axis(values, positions, axis=1)
+    window = []
+    for j in range(task.window):
+        position = (pointers + j) % task.num_positions
+        window.append(jnp.take_along_axis(x[:, 1:], position[:, None], axis=1)[:, 0])
     return jax_aggregate(task.aggregation, window, task.num_values)
 
 
@@ -77,9 +96,12 @@ def _check_holdout_size(task, holdout):
 
 
 def _digits(code, task):
-    """Base-num_values digits of int32 codes (B,) -> (B, w) int32, most significant first."""
-    powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
-    return (code[:, None] // powers.astype(np.int32)) % task.num_values
+    """Base-num_values digits of int32 codes (B,): a list of w (B,) int32, most significant
+    first."""
+    return [
+        (code // task.num_values ** (task.window - 1 - j)) % task.num_values
+        for j in range(task.window)
+    ]
 
 
 def _wide_digits(code, task):
@@ -96,7 +118,7 @@ def _wide_digits(code, task):
             rest = current % d
         limbs = quotient
         digits.append(rest.astype(jnp.int32))
-    return jnp.stack(digits[::-1], axis=1)
+    return digits[::-1]
 
 
 def _count_at_most(table, value):
@@ -118,20 +140,23 @@ def _count_at_most(table, value):
 
 
 def _window_draw(task, holdout, split, bits, index):
-    """The twin of ``token._window_draw``: window digits (B, w) int32, or None (IID)."""
+    """The twin of ``token._window_draw``: the window digits as a list of w (B,) int32, or
+    None (IID)."""
     if not holdout:
         return None
     codes = keys.held_out_codes(task, holdout)
     if split == "test":
         powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
         table = (codes[:, None] // powers) % task.num_values  # (k, w), by sorted code
-        return jnp.asarray(table.astype(np.int32))[index % holdout]
+        pick = index % holdout
+        return [jnp.asarray(table[:, j].astype(np.int32))[pick] for j in range(task.window)]
     size = task.num_values**task.window - holdout
     shifted = (codes - np.arange(len(codes), dtype=np.int64)).astype(np.uint64)
     if task.num_values**task.window < 2**31:
         rank = jax_random.uniform_int(bits, size)
-        skipped = jnp.searchsorted(jnp.asarray(shifted.astype(np.int32)), rank, side="right")
-        return _digits(rank + skipped.astype(jnp.int32), task)
+        wide = rank.astype(jnp.uint32)
+        skipped = _count_at_most(shifted, (jnp.zeros_like(wide), wide))
+        return _digits(rank + skipped, task)
     rank = jax_random.uniform_wide(bits, size)
     skipped = _count_at_most(shifted, rank).astype(jnp.uint32)
     return _wide_digits(jax_random.add64(rank, (jnp.zeros_like(skipped), skipped)), task)
@@ -142,23 +167,43 @@ def make_examples(task, key, split, holdout=0):
     ``jax.jit``: x int32 (B, seq_len), y int32 (B,), equal to ``token.make_examples``.
 
     Slots of the hash: 0..seq_len-1 the tokens, seq_len the pointer, seq_len+1 the window.
+    Written for XLA on a CPU as much as for an accelerator: the tokens are one elementwise
+    (B, seq_len) computation (column 0 hashes the pointer's slot, so no concatenation), and
+    the label rehashes the pointer and its window slots instead of gathering from the tokens
+    (a gather would make XLA recompute every hash inside it, element by element).
     """
     _check_holdout_size(task, holdout)
-    n = task.num_positions
+    seq_len, n, w = task.seq_len, task.num_positions, task.window
+    if seq_len + 2 > jax_random.SLOT_TABLE:
+        raise ValueError(
+            f"device input handles seq_len up to {jax_random.SLOT_TABLE - 2}; received "
+            f"{seq_len} (use the tf.data input)"
+        )
+    columns = [seq_len, *range(1, seq_len)]  # x[:, c] comes from slot columns[c]
+    bounds = np.array([task.pointer_values] + [task.num_values] * n, np.uint32)
+    position = np.arange(seq_len, dtype=np.int32) - 1  # value position of each column
 
     def examples(index):
-        hi, lo = jax_random.random_bits(key, index, task.seq_len + 2)
-        x = jax_random.uniform_int(hi[:, : task.seq_len], task.num_values)
-        pointers = jax_random.uniform_int(hi[:, task.seq_len], task.pointer_values)
-        x = jnp.concatenate([pointers[:, None], x[:, 1:]], axis=1)
-        slot = task.seq_len + 1
-        window = _window_draw(task, holdout, split, (hi[:, slot], lo[:, slot]), index)
-        if window is not None:
+        example = jax_random.example_bits(key, index)
+        x = jax_random.uniform_int(jax_random.slot_bits(example, columns), bounds)
+        pointer = jax_random.uniform_int(
+            jax_random.slot_bits(example, [seq_len])[0][:, 0], task.pointer_values
+        )
+        bits = jax_random.slot_bits(example, [seq_len + 1])
+        window = _window_draw(task, holdout, split, (bits[0][:, 0], bits[1][:, 0]), index)
+        if window is None:  # the values the pointer names (pointer 0 without a pointer)
+            window = [
+                jax_random.uniform_int(
+                    jax_random.slot_bits(example, 1 + (pointer + j) % n)[0], task.num_values
+                )
+                for j in range(w)
+            ]
+        else:
             # Value position q holds window digit (q - p) mod n when that is < w.
-            offset = (jnp.arange(n, dtype=jnp.int32)[None] - pointers[:, None]) % n
-            digits = jnp.take_along_axis(window, jnp.minimum(offset, task.window - 1), axis=1)
-            x = jnp.concatenate([x[:, :1], jnp.where(offset < task.window, digits, x[:, 1:])], 1)
-        return {"x": x, "y": jax_label(task, x)}
+            offset = (position[None] - pointer[:, None]) % n  # (B, seq_len)
+            digit = sum(jnp.where(offset == j, d[:, None], 0) for j, d in enumerate(window))
+            x = jnp.where((position[None] >= 0) & (offset < w), digit, x)
+        return {"x": x, "y": jax_aggregate(task.aggregation, window, task.num_values)}
 
     return examples
 

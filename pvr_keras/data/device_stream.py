@@ -30,6 +30,9 @@ from jax.sharding import PartitionSpec as P
 
 from pvr_keras.data import jax_random
 
+# Examples made per dispatch: ~30 batches of 1024 share one program launch.
+CHUNK_EXAMPLES = 32_768
+
 
 def check_positive(name, value):
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
@@ -70,6 +73,8 @@ class DeviceStream(keras.utils.PyDataset):
         first_epoch: the epoch number of the first pass (keys its order).
         outputs: keys of ``examples``' dict yielded, in order.
         distribution: a ``keras.distribution.DataParallel``, or ``None`` for one device.
+        chunk_examples: examples made per dispatch (whole batches, at least one; a chunk
+            never spans two epochs). The batches do not depend on it.
     """
 
     def __init__(
@@ -84,6 +89,7 @@ class DeviceStream(keras.utils.PyDataset):
         first_epoch=0,
         outputs=("x", "y"),
         distribution=None,
+        chunk_examples=CHUNK_EXAMPLES,
     ):
         super().__init__()
         check_schedule(epochs, first_epoch)
@@ -95,7 +101,9 @@ class DeviceStream(keras.utils.PyDataset):
         self.outputs = tuple(outputs)
         self.distribution = distribution
         self.batches_per_epoch = math.ceil(self.num_examples / self.batch_size)
+        self.batches_per_chunk = max(1, chunk_examples // self.batch_size)
         self._functions = {}
+        self._chunk_id, self._chunk = None, None
 
     # ---------------------------------------------------------------- PyDataset ----
 
@@ -116,10 +124,22 @@ class DeviceStream(keras.utils.PyDataset):
         if self.epochs is not None and not 0 <= i < self.num_batches:
             raise IndexError(f"batch index must be in [0, {self.num_batches}); received {i}")
         epoch, b = divmod(int(i), self.batches_per_epoch)
-        start = b * self.batch_size
-        size = min(self.batch_size, self.num_examples - start)
-        return self.batch_function(size)(
-            np.uint32((self.first_epoch + epoch) % 2**32), np.uint32(start)
+        chunk, k = divmod(b, self.batches_per_chunk)
+        if self._chunk_id != (epoch, chunk):
+            first = chunk * self.batches_per_chunk
+            sizes = self.chunk_sizes(first)
+            self._chunk = self.chunk_function(sizes)(
+                np.uint32((self.first_epoch + epoch) % 2**32), np.uint32(first * self.batch_size)
+            )
+            self._chunk_id = (epoch, chunk)
+        return self._chunk[k]
+
+    def chunk_sizes(self, first_batch):
+        """Real sizes of the batches of the chunk that starts at batch ``first_batch``."""
+        last = min(first_batch + self.batches_per_chunk, self.batches_per_epoch)
+        return tuple(
+            min(self.batch_size, self.num_examples - b * self.batch_size)
+            for b in range(first_batch, last)
         )
 
     # ---------------------------------------------------------------- variants ----
@@ -131,6 +151,7 @@ class DeviceStream(keras.utils.PyDataset):
             "first_epoch": self.first_epoch,
             "outputs": self.outputs,
             "distribution": self.distribution,
+            "chunk_examples": self.batches_per_chunk * self.batch_size,
         }
         kwargs.update(changes)
         return DeviceStream(self.examples, self.num_examples, self.batch_size, self.key, **kwargs)
@@ -147,63 +168,74 @@ class DeviceStream(keras.utils.PyDataset):
     @property
     def element_spec(self):
         """Shapes and dtypes of a full batch: a tuple of ``jax.ShapeDtypeStruct``."""
-        return jax.eval_shape(self.batch_function(self.batch_size), np.uint32(0), np.uint32(0))
+        function = self.chunk_function((self.chunk_sizes(0)[0],))
+        return jax.eval_shape(function, np.uint32(0), np.uint32(0))[0]
 
     # ---------------------------------------------------------------- the program ----
 
-    def batch_function(self, size):
-        """The jitted ``(epoch, start) -> batch`` for batches of ``size`` real examples."""
-        if size not in self._functions:
-            if self.distribution is None:
-                self._functions[size] = jax.jit(self._local_batch(size, size, 0, None))
-            else:
-                self._functions[size] = self._sharded(size)
-        return self._functions[size]
+    def chunk_function(self, sizes):
+        """The jitted ``(epoch, start) -> batches`` making consecutive batches of ``sizes``
+        real examples from example position ``start`` of the epoch: one dispatch for a
+        chunk of batches, whose arrays then wait on the device for their step."""
+        if sizes not in self._functions:
+            self._functions[sizes] = self._compile(sizes)
+        return self._functions[sizes]
 
-    def _local_batch(self, size, rows, first_row, weight):
-        """``(epoch, start) -> tuple``: rows ``first_row ..+rows`` of a batch of ``size`` real
-        examples (rows past ``size`` are zero padding); with ``weight``, also the weights."""
-        n, key, shuffle = self.num_examples, self.key, self.shuffle
-
-        def batch(epoch, start, row0=first_row):
-            row = row0 + jnp.arange(rows, dtype=jnp.uint32)  # rows of the global batch
-            real = row < size
-            # Padding rows repeat the last example (any valid index) and are zeroed below.
-            position = start + jnp.minimum(row, size - 1)
-            index = position
-            if shuffle:
-                index = jax_random.index_shuffle(position, key, epoch, n - 1)
-            out = self.examples(index)
-            arrays = tuple(out[name] for name in self.outputs)
-            if weight is None:
-                return arrays
-            arrays = tuple(
-                jnp.where(real.reshape((-1,) + (1,) * (a.ndim - 1)), a, jnp.zeros_like(a))
-                for a in arrays
-            )
-            return (*arrays, jnp.where(real, jnp.float32(weight), jnp.float32(0)))
-
-        return batch
-
-    def _sharded(self, size):
-        distribution = self.distribution
-        mesh = distribution.device_mesh.backend_mesh
-        axis = distribution.batch_dim_name
+    def _compile(self, sizes):
+        if self.distribution is None:
+            local = self._local_chunk(sizes, [s for s in sizes], None)
+            return jax.jit(lambda epoch, start: local(epoch, start, jnp.uint32(0)))
+        mesh = self.distribution.device_mesh.backend_mesh
+        axis = self.distribution.batch_dim_name
         count = mesh.shape[axis]
-        padded = -(-size // count) * count
-        share = padded // count
-        # As training.distribute's padder: float32(padded) / float32(real).
-        weight = np.float32(padded) / np.float32(size)
+        padded = [-(-s // count) * count for s in sizes]
+        local = self._local_chunk(sizes, [p // count for p in padded], padded)
 
-        def local(epoch, start):
-            first = jax.lax.axis_index(axis).astype(jnp.uint32) * share
-            return self._local_batch(size, share, 0, weight)(epoch, start, row0=first)
+        def sharded(epoch, start):
+            return local(epoch, start, jax.lax.axis_index(axis).astype(jnp.uint32))
 
         function = jax.shard_map(
-            local, mesh=mesh, in_specs=(P(), P()), out_specs=P(axis), check_vma=False
+            sharded, mesh=mesh, in_specs=(P(), P()), out_specs=P(axis), check_vma=False
         )
         replicated = NamedSharding(mesh, P())
         return jax.jit(function, in_shardings=(replicated, replicated))
+
+    def _local_chunk(self, sizes, shares, padded):
+        """``(epoch, start, device) -> batches``: this device's ``shares[k]`` rows of each
+        batch k (all rows with one device). With ``padded`` (distributed), batch k is padded
+        from ``sizes[k]`` to ``padded[k]`` rows, the padding zeroed and weighing 0, and a
+        weight column is added (as ``training.distribute``'s padder: float32(padded) /
+        float32(real) for the real rows)."""
+        n, key, shuffle = self.num_examples, self.key, self.shuffle
+        offsets = np.cumsum([0, *sizes[:-1]])
+
+        def chunk(epoch, start, device):
+            rows, real = [], []
+            for size, share, offset in zip(sizes, shares, offsets, strict=True):
+                row = device * share + jnp.arange(share, dtype=jnp.uint32)  # in its batch
+                real.append(row < size)
+                # Padding rows repeat the batch's last example (any valid index); zeroed below.
+                rows.append(start + offset + jnp.minimum(row, size - 1))
+            position = jnp.concatenate(rows)
+            index = jax_random.index_shuffle(position, key, epoch, n - 1) if shuffle else position
+            out = self.examples(index)
+            arrays = tuple(out[name] for name in self.outputs)
+            batches, first = [], 0
+            for k, share in enumerate(shares):
+                batch = tuple(a[first : first + share] for a in arrays)
+                first += share
+                if padded is not None:
+                    mask = real[k]
+                    batch = tuple(
+                        jnp.where(mask.reshape((-1,) + (1,) * (a.ndim - 1)), a, jnp.zeros_like(a))
+                        for a in batch
+                    )
+                    weight = np.float32(padded[k]) / np.float32(sizes[k])
+                    batch = (*batch, jnp.where(mask, weight, np.float32(0)))
+                batches.append(batch)
+            return tuple(batches)
+
+        return chunk
 
 
 def collect(stream):

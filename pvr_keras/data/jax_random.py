@@ -20,6 +20,7 @@ from jax import lax
 from pvr_keras.data.keys import GOLDEN, MUL1, MUL2, mix_int
 
 MAX_EXAMPLES = 2**31 - 1
+SLOT_TABLE = 64  # slots addressable by a traced slot number (slot_bits)
 # tf.random.experimental.index_shuffle pads a [2] seed to [3] with this word in front.
 _SHUFFLE_SEED_PAD = 498247692
 _SIMON_C = 0xFFFFFFFC
@@ -85,6 +86,44 @@ def mix(z):
     return xor64(z, shr64(z, 31))
 
 
+def example_bits(key, index):
+    """The per-example hash, mix(index + key): (B,) indices -> (hi, lo) (B,) uint32."""
+    index = jnp.asarray(index).astype(jnp.uint32)
+    return mix(add64((jnp.zeros_like(index), index), const64(key)))
+
+
+def _slot_table(num_slots):
+    """mix(slot) for slots 0..num_slots-1, folded in Python: (hi, lo) (num_slots,) uint32."""
+    mixed = [mix_int(s) for s in range(num_slots)]
+    return (
+        np.array([z >> 32 for z in mixed], np.uint32),
+        np.array([z & 0xFFFFFFFF for z in mixed], np.uint32),
+    )
+
+
+def slot_bits(example, slots):
+    """64 random bits of (example, slot), ``random.random_bits``'s second hash.
+
+    Args:
+        example: ``example_bits`` of the batch, (hi, lo) of shape (B,).
+        slots: a sequence of static slot numbers (-> (B, len(slots))), or an int array of
+            slot numbers with the batch as first axis (-> its shape), such as a slot that
+            depends on each example's pointer.
+
+    Returns:
+        (hi, lo) uint32 arrays.
+    """
+    if isinstance(slots, list | tuple | range):
+        table = _slot_table(max(slots) + 1)
+        hi, lo = table[0][list(slots)], table[1][list(slots)]  # (S,) constants
+        return mix((example[0][:, None] ^ hi, example[1][:, None] ^ lo))
+    slots = jnp.asarray(slots)
+    table = _slot_table(SLOT_TABLE)
+    hi, lo = jnp.asarray(table[0])[slots], jnp.asarray(table[1])[slots]
+    expand = (slice(None),) + (None,) * (slots.ndim - 1)
+    return mix((example[0][expand] ^ hi, example[1][expand] ^ lo))
+
+
 def random_bits(key, index, num_slots):
     """64 random bits per (example, slot), as ``random.random_bits``.
 
@@ -96,29 +135,32 @@ def random_bits(key, index, num_slots):
     Returns:
         (hi, lo): two uint32 arrays of shape (B, num_slots).
     """
-    index = jnp.asarray(index).astype(jnp.uint32)
-    example = mix(add64((jnp.zeros_like(index), index), const64(key)))
-    slots = [_mix_int_pair(s) for s in range(num_slots)]
-    slot_hi = np.array([s[0] for s in slots], np.uint32)
-    slot_lo = np.array([s[1] for s in slots], np.uint32)
-    return mix((example[0][:, None] ^ slot_hi, example[1][:, None] ^ slot_lo))
-
-
-def _mix_int_pair(value):
-    """mix() of a constant, folded in Python: the (hi, lo) words."""
-    z = mix_int(value)
-    return z >> 32, z & 0xFFFFFFFF
+    return slot_bits(example_bits(key, index), range(num_slots))
 
 
 def uniform_int(bits, maxval):
     """Integers uniform in [0, maxval) for maxval < 2^31, as ``random.uniform_int``: the top
-    32 bits times maxval, shifted down (multiply-shift). ``bits`` is a (hi, lo) pair or just
-    its ``hi`` words; ``maxval`` a Python int or an array of the bits' shape. Returns int32."""
+    32 bits times maxval, shifted down (multiply-shift).
+
+    Args:
+        bits: a (hi, lo) pair, or just its ``hi`` words.
+        maxval: a Python int, a NumPy array (static, broadcast against the bits: one bound
+            per column), or a traced array of the bits' shape.
+
+    Returns:
+        int32 of the bits' shape.
+    """
     hi = bits[0] if isinstance(bits, tuple) else bits
-    if isinstance(maxval, int | np.integer):
-        if not 0 < maxval < 2**31:
+    if isinstance(maxval, int | np.integer | np.ndarray):
+        maxval = np.asarray(maxval)
+        if maxval.size and not (0 < maxval.min() and maxval.max() < 2**31):
             raise ValueError(f"maxval must be in 1..2^31-1 here; received {maxval}")
-        maxval = int(maxval)
+        if maxval.max() < 2**16:
+            # One limb: (a1 b 2^16 + a0 b) >> 32 = (a1 b + (a0 b >> 16)) >> 16, all < 2^32.
+            b = maxval.astype(np.uint32)
+            high = ((hi >> 16) * b + (((hi & _MASK16) * b) >> 16)) >> 16
+            return high.astype(jnp.int32)
+        maxval = int(maxval) if maxval.ndim == 0 else jnp.asarray(maxval.astype(np.uint32))
     else:
         maxval = jnp.asarray(maxval).astype(jnp.uint32)
     return mul32(hi, maxval)[0].astype(jnp.int32)
