@@ -163,8 +163,8 @@ def _window_draw(task, holdout, split, bits, index):
 
 
 def make_examples(task, key, split, holdout=0):
-    """Returns ``fn(index) -> {"x", "y"}`` for (B,) uint32 example indices, traceable in
-    ``jax.jit``: x int32 (B, seq_len), y int32 (B,), equal to ``token.make_examples``.
+    """Returns ``fn(index, constants=()) -> {"x", "y"}`` for (B,) uint32 example indices,
+    traceable in ``jax.jit``: x int32 (B, seq_len), y int32 (B,), equal to ``token.make_examples``.
 
     Slots of the hash: 0..seq_len-1 the tokens, seq_len the pointer, seq_len+1 the window.
     Written for XLA on a CPU as much as for an accelerator: the tokens are one elementwise
@@ -183,7 +183,8 @@ def make_examples(task, key, split, holdout=0):
     bounds = np.array([task.pointer_values] + [task.num_values] * n, np.uint32)
     position = np.arange(seq_len, dtype=np.int32) - 1  # value position of each column
 
-    def examples(index):
+    def examples(index, constants=()):
+        del constants  # the token task reads no arrays
         example = jax_random.example_bits(key, index)
         x = jax_random.uniform_int(jax_random.slot_bits(example, columns), bounds)
         pointer = jax_random.uniform_int(

@@ -63,8 +63,8 @@ class DeviceStream(keras.utils.PyDataset):
     """Batches ``(x, y)`` (or ``(x, y, sample_weight)`` when distributed) made on the device.
 
     Args:
-        examples: ``fn(index) -> dict`` of arrays with the batch as first axis, for (B,)
-            uint32 example indices; traced inside ``jax.jit``.
+        examples: ``fn(index, constants) -> dict`` of arrays with the batch as first axis,
+            for (B,) uint32 example indices; traced inside ``jax.jit``.
         num_examples: size of the split.
         batch_size: examples per batch (the last batch of an epoch may be smaller).
         key: the stream key; it keys the epoch order.
@@ -75,6 +75,9 @@ class DeviceStream(keras.utils.PyDataset):
         distribution: a ``keras.distribution.DataParallel``, or ``None`` for one device.
         chunk_examples: examples made per dispatch (whole batches, at least one; a chunk
             never spans two epochs). The batches do not depend on it.
+        constants: a tuple of arrays ``examples`` reads (source images, say): placed on the
+            device once (replicated over a mesh) and passed to the program as arguments,
+            not baked into it.
     """
 
     def __init__(
@@ -90,6 +93,7 @@ class DeviceStream(keras.utils.PyDataset):
         outputs=("x", "y"),
         distribution=None,
         chunk_examples=CHUNK_EXAMPLES,
+        constants=(),
     ):
         super().__init__()
         check_schedule(epochs, first_epoch)
@@ -104,6 +108,8 @@ class DeviceStream(keras.utils.PyDataset):
         self.batches_per_chunk = max(1, chunk_examples // self.batch_size)
         self._functions = {}
         self._chunk_id, self._chunk = None, None
+        self.constants = tuple(constants)
+        self._placed = None
 
     # ---------------------------------------------------------------- PyDataset ----
 
@@ -129,7 +135,9 @@ class DeviceStream(keras.utils.PyDataset):
             first = chunk * self.batches_per_chunk
             sizes = self.chunk_sizes(first)
             self._chunk = self.chunk_function(sizes)(
-                np.uint32((self.first_epoch + epoch) % 2**32), np.uint32(first * self.batch_size)
+                np.uint32((self.first_epoch + epoch) % 2**32),
+                np.uint32(first * self.batch_size),
+                self.placed_constants(),
             )
             self._chunk_id = (epoch, chunk)
         return self._chunk[k]
@@ -152,6 +160,7 @@ class DeviceStream(keras.utils.PyDataset):
             "outputs": self.outputs,
             "distribution": self.distribution,
             "chunk_examples": self.batches_per_chunk * self.batch_size,
+            "constants": self.constants,
         }
         kwargs.update(changes)
         return DeviceStream(self.examples, self.num_examples, self.batch_size, self.key, **kwargs)
@@ -169,7 +178,17 @@ class DeviceStream(keras.utils.PyDataset):
     def element_spec(self):
         """Shapes and dtypes of a full batch: a tuple of ``jax.ShapeDtypeStruct``."""
         function = self.chunk_function((self.chunk_sizes(0)[0],))
-        return jax.eval_shape(function, np.uint32(0), np.uint32(0))[0]
+        return jax.eval_shape(function, np.uint32(0), np.uint32(0), self.constants)[0]
+
+    def placed_constants(self):
+        """``constants`` on the device, or replicated over the mesh (placed once)."""
+        if self._placed is None:
+            if self.distribution is None:
+                self._placed = jax.device_put(self.constants)
+            else:
+                mesh = self.distribution.device_mesh.backend_mesh
+                self._placed = jax.device_put(self.constants, NamedSharding(mesh, P()))
+        return self._placed
 
     # ---------------------------------------------------------------- the program ----
 
@@ -183,33 +202,33 @@ class DeviceStream(keras.utils.PyDataset):
 
     def _compile(self, sizes):
         if self.distribution is None:
-            local = self._local_chunk(sizes, [s for s in sizes], None)
-            return jax.jit(lambda epoch, start: local(epoch, start, jnp.uint32(0)))
+            local = self._local_chunk(sizes, list(sizes), None)
+            return jax.jit(lambda epoch, start, constants: local(epoch, start, 0, constants))
         mesh = self.distribution.device_mesh.backend_mesh
         axis = self.distribution.batch_dim_name
         count = mesh.shape[axis]
         padded = [-(-s // count) * count for s in sizes]
         local = self._local_chunk(sizes, [p // count for p in padded], padded)
 
-        def sharded(epoch, start):
-            return local(epoch, start, jax.lax.axis_index(axis).astype(jnp.uint32))
+        def sharded(epoch, start, constants):
+            return local(epoch, start, jax.lax.axis_index(axis).astype(jnp.uint32), constants)
 
         function = jax.shard_map(
-            sharded, mesh=mesh, in_specs=(P(), P()), out_specs=P(axis), check_vma=False
+            sharded, mesh=mesh, in_specs=(P(), P(), P()), out_specs=P(axis), check_vma=False
         )
         replicated = NamedSharding(mesh, P())
-        return jax.jit(function, in_shardings=(replicated, replicated))
+        return jax.jit(function, in_shardings=(replicated, replicated, replicated))
 
     def _local_chunk(self, sizes, shares, padded):
-        """``(epoch, start, device) -> batches``: this device's ``shares[k]`` rows of each
-        batch k (all rows with one device). With ``padded`` (distributed), batch k is padded
+        """``(epoch, start, device, constants) -> batches``: this device's ``shares[k]`` rows
+        of each batch k (all rows with one device). With ``padded`` (distributed), batch k is padded
         from ``sizes[k]`` to ``padded[k]`` rows, the padding zeroed and weighing 0, and a
         weight column is added (as ``training.distribute``'s padder: float32(padded) /
         float32(real) for the real rows)."""
         n, key, shuffle = self.num_examples, self.key, self.shuffle
         offsets = np.cumsum([0, *sizes[:-1]])
 
-        def chunk(epoch, start, device):
+        def chunk(epoch, start, device, constants):
             rows, real = [], []
             for size, share, offset in zip(sizes, shares, offsets, strict=True):
                 row = device * share + jnp.arange(share, dtype=jnp.uint32)  # in its batch
@@ -218,7 +237,7 @@ class DeviceStream(keras.utils.PyDataset):
                 rows.append(start + offset + jnp.minimum(row, size - 1))
             position = jnp.concatenate(rows)
             index = jax_random.index_shuffle(position, key, epoch, n - 1) if shuffle else position
-            out = self.examples(index)
+            out = self.examples(index, constants)
             arrays = tuple(out[name] for name in self.outputs)
             batches, first = [], 0
             for k, share in enumerate(shares):
