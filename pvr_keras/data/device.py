@@ -168,17 +168,11 @@ def make_examples(task, key, split, holdout=0):
 
     Slots of the hash: 0..seq_len-1 the tokens, seq_len the pointer, seq_len+1 the window.
     Written for XLA on a CPU as much as for an accelerator: the tokens are one elementwise
-    (B, seq_len) computation (column 0 hashes the pointer's slot, so no concatenation), and
-    the label rehashes the pointer and its window slots instead of gathering from the tokens
-    (a gather would make XLA recompute every hash inside it, element by element).
+    (B, seq_len) computation (column 0 hashes the pointer's slot, so no concatenation, which
+    would break XLA's vectorised loop), stored once before the label reads them.
     """
     _check_holdout_size(task, holdout)
     seq_len, n, w = task.seq_len, task.num_positions, task.window
-    if seq_len + 2 > jax_random.SLOT_TABLE:
-        raise ValueError(
-            f"device input handles seq_len up to {jax_random.SLOT_TABLE - 2}; received "
-            f"{seq_len} (use the tf.data input)"
-        )
     columns = [seq_len, *range(1, seq_len)]  # x[:, c] comes from slot columns[c]
     bounds = np.array([task.pointer_values] + [task.num_values] * n, np.uint32)
     position = np.arange(seq_len, dtype=np.int32) - 1  # value position of each column
@@ -187,24 +181,18 @@ def make_examples(task, key, split, holdout=0):
         del constants  # the token task reads no arrays
         example = jax_random.example_bits(key, index)
         x = jax_random.uniform_int(jax_random.slot_bits(example, columns), bounds)
-        pointer = jax_random.uniform_int(
-            jax_random.slot_bits(example, [seq_len])[0][:, 0], task.pointer_values
-        )
         bits = jax_random.slot_bits(example, [seq_len + 1])
         window = _window_draw(task, holdout, split, (bits[0][:, 0], bits[1][:, 0]), index)
-        if window is None:  # the values the pointer names (pointer 0 without a pointer)
-            window = [
-                jax_random.uniform_int(
-                    jax_random.slot_bits(example, 1 + (pointer + j) % n)[0], task.num_values
-                )
-                for j in range(w)
-            ]
-        else:
+        if window is not None:
             # Value position q holds window digit (q - p) mod n when that is < w.
-            offset = (position[None] - pointer[:, None]) % n  # (B, seq_len)
+            offset = (position[None] - x[:, :1]) % n  # (B, seq_len)
             digit = sum(jnp.where(offset == j, d[:, None], 0) for j, d in enumerate(window))
             x = jnp.where((position[None] >= 0) & (offset < w), digit, x)
-        return {"x": x, "y": jax_aggregate(task.aggregation, window, task.num_values)}
+        # x % (2^31 - 1) is x (tokens are small), but XLA counts a remainder as expensive and
+        # so does not fuse the tokens into the label's gather below, which would recompute
+        # every hash it reads element by element: the tokens are made once, then read.
+        x = x % np.int32(2**31 - 1)
+        return {"x": x, "y": jax_label(task, x)}
 
     return examples
 

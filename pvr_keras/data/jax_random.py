@@ -20,7 +20,6 @@ from jax import lax
 from pvr_keras.data.keys import GOLDEN, MUL1, MUL2, mix_int
 
 MAX_EXAMPLES = 2**31 - 1
-SLOT_TABLE = 64  # slots addressable by a traced slot number (slot_bits)
 # tf.random.experimental.index_shuffle pads a [2] seed to [3] with this word in front.
 _SHUFFLE_SEED_PAD = 498247692
 _SIMON_C = 0xFFFFFFFC
@@ -106,22 +105,14 @@ def slot_bits(example, slots):
 
     Args:
         example: ``example_bits`` of the batch, (hi, lo) of shape (B,).
-        slots: a sequence of static slot numbers (-> (B, len(slots))), or an int array of
-            slot numbers with the batch as first axis (-> its shape), such as a slot that
-            depends on each example's pointer.
+        slots: a sequence of static slot numbers.
 
     Returns:
-        (hi, lo) uint32 arrays.
+        (hi, lo) uint32 arrays of shape (B, len(slots)).
     """
-    if isinstance(slots, list | tuple | range):
-        table = _slot_table(max(slots) + 1)
-        hi, lo = table[0][list(slots)], table[1][list(slots)]  # (S,) constants
-        return mix((example[0][:, None] ^ hi, example[1][:, None] ^ lo))
-    slots = jnp.asarray(slots)
-    table = _slot_table(SLOT_TABLE)
-    hi, lo = jnp.asarray(table[0])[slots], jnp.asarray(table[1])[slots]
-    expand = (slice(None),) + (None,) * (slots.ndim - 1)
-    return mix((example[0][expand] ^ hi, example[1][expand] ^ lo))
+    table = _slot_table(max(slots) + 1)
+    hi, lo = table[0][list(slots)], table[1][list(slots)]  # (S,) constants
+    return mix((example[0][:, None] ^ hi, example[1][:, None] ^ lo))
 
 
 def random_bits(key, index, num_slots):
