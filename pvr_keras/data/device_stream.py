@@ -235,7 +235,10 @@ class DeviceStream(keras.utils.PyDataset):
                 real.append(row < size)
                 # Padding rows repeat the batch's last example (any valid index); zeroed below.
                 rows.append(start + offset + jnp.minimum(row, size - 1))
-            position = jnp.concatenate(rows)
+            if padded is None:  # one device: the chunk is one run of positions
+                position = start + jnp.arange(sum(sizes), dtype=jnp.uint32)
+            else:
+                position = jnp.concatenate(rows)
             index = jax_random.index_shuffle(position, key, epoch, n - 1) if shuffle else position
             out = self.examples(index, constants)
             arrays = tuple(out[name] for name in self.outputs)
