@@ -159,3 +159,15 @@ def test_unknown_input_names_the_choices():
     with pytest.raises(ValueError, match="input must be one of tfdata, device; received 'gpu'"):
         inputs.check_input("gpu")
     assert inputs.default_input() == ("device" if BACKEND == "jax" else "tfdata")
+
+
+def test_multi_process_device_input_is_refused_up_front():
+    from pvr_keras.data import device
+    from pvr_keras.training import distribute
+
+    placement = distribute.Placement(distribute.DATA_PARALLEL, ("cpu:0",), 2, 2, 0)
+    stream = device.token_stream(TokenTask(), 100, batch_size=10)
+    with pytest.raises(ValueError, match="one process; received a run of 2 processes"):
+        placement.distribute(stream)
+    single = distribute.Placement(distribute.SINGLE, ("cpu:0",))
+    assert single.distribute(stream) is stream
