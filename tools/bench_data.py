@@ -108,9 +108,9 @@ def in_graph_rate(task, seconds):
     ds = data.token_dataset(task, num_batches * BATCH, batch_size=BATCH)
     steps = 200
     while True:
-        rate_, _ = in_graph_batches(ds, 20 + steps, warmup=20)
+        rate_, cpu = in_graph_batches(ds, 20 + steps, warmup=20)
         if steps * BATCH / rate_ > seconds or 20 + 4 * steps > num_batches:
-            return rate_
+            return rate_, cpu
         steps *= 4
 
 
@@ -122,14 +122,15 @@ def trivial_batches(task):
 
 
 def rate(batches, seconds):
+    """(examples/s, CPU microseconds per example) of reading ``batches`` from Python."""
     it = iter(batches)
     for _ in range(20):  # warm up (graph tracing, prefetch)
         next(it)
-    n, t0 = 0, time.perf_counter()
+    n, t0, cpu = 0, time.perf_counter(), time.process_time()
     while time.perf_counter() - t0 < seconds:
         x, _ = next(it)
         n += len(x)
-    return n / (time.perf_counter() - t0)
+    return n / (time.perf_counter() - t0), (time.process_time() - cpu) / n * 1e6
 
 
 def full_epoch_child(num_examples):
@@ -338,17 +339,25 @@ def bench_token(args):
         for name, run in contenders.items():
             runs[name].append(run())
             gc.collect()
-    rates = {name: max(values) for name, values in runs.items()}
+    rates = {name: max(r[0] for r in values) for name, values in runs.items()}
+    cpus = {name: min(r[1] for r in values) for name, values in runs.items()}
     ours = rates["token_dataset (tf.data)"]
     graph = rates["token_dataset, consumed in-graph"]
-    print(f"  {'':40s} {'M examples/s':>12s} {'python-loop ratio':>18s} {'in-graph ratio':>15s}")
-    for name, value in rates.items():
-        print(f"  {name:40s} {value / 1e6:12.3f} {ours / value:17.2f}x {graph / value:14.2f}x")
-    print("  (ratio = token_dataset / row; targets: >= 1x NumPy, >= 20x the Python generator)")
-    made = rates["device generator (JAX), from Python"]
-    numpy_rate = rates["NumPy reference (vectorised)"]
     print(
-        f"  device generator / NumPy reference: {made / numpy_rate:.2f}x (target >= 3x); "
+        f"  {'':40s} {'M examples/s':>12s} {'python-loop ratio':>18s} {'in-graph ratio':>15s}"
+        f" {'us CPU/ex':>10s}"
+    )
+    for name, value in rates.items():
+        print(
+            f"  {name:40s} {value / 1e6:12.3f} {ours / value:17.2f}x {graph / value:14.2f}x"
+            f" {cpus[name]:10.3f}"
+        )
+    print("  (ratio = token_dataset / row; targets: >= 1x NumPy, >= 20x the Python generator)")
+    device_name, numpy_name = "device generator (JAX), from Python", "NumPy reference (vectorised)"
+    made = rates[device_name]
+    print(
+        f"  device generator / NumPy reference: {made / rates[numpy_name]:.2f}x examples/s "
+        f"(target >= 3x), {cpus[numpy_name] / cpus[device_name]:.2f}x less CPU per example; "
         f"/ token_dataset from Python: {made / ours:.2f}x; load average (1 min) at the end: "
         f"{os.getloadavg()[0]:.1f}"
     )
