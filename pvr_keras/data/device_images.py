@@ -4,10 +4,12 @@
 The source images are read once from TFDS on the host (``images.load_images``; TensorFlow is
 kept off the accelerators for it) and then live in device memory, passed to the jitted batch
 program as arguments. A block image starts as zeros and each cell's image is placed in its
-cell by ``lax.dynamic_update_slice`` at the cell's jitter offset, exactly as ``block.py``'s
-XLA composer does; the hash, draws and labels are ``jax_random``'s and ``device``'s twins of
-the TF ones, so for the same (task, seed, split, holdout, index) the pixels, labels, offsets
-and image indices equal ``data.block_arrays`` / ``data.sequence_arrays``.
+cell by ``lax.dynamic_update_slice`` at the cell's jitter offset, as ``block.py``'s XLA
+composer does: batched over the examples (one zero tile per cell, then the tiles side by
+side) on an accelerator, one example after another into one canvas in place on a CPU. The
+hash, draws and labels are ``jax_random``'s and ``device``'s twins of the TF ones, so for the
+same (task, seed, split, holdout, index) the pixels, labels, offsets and image indices equal
+``data.block_arrays`` / ``data.sequence_arrays``.
 """
 
 import jax
@@ -26,6 +28,9 @@ IMAGE_SALT = 1  # as sequence.py: the image stream's salt
 NUM_DIGITS = 10
 DTYPES = ("float32", "uint8")
 CHUNK_EXAMPLES = 1024  # examples per dispatch, as block.py's chunks
+# How block images are composed: None picks by platform ("in_place" on a CPU, "batched"
+# elsewhere); both give the same pixels (tests run both).
+COMPOSE = None
 
 
 def _load_images(name, split, data_dir):
@@ -125,6 +130,25 @@ def make_block_examples(task, key, static, dtype="float32"):
             image, offsets[:, 0], offsets[:, 1]
         )
 
+    def compose_in_place(pointer_images, value_images, image_index, offsets):
+        """The same canvas by a loop over the examples copying each cell's image into one
+        zero canvas in place (block.py's way): faster than batched scatters on a CPU."""
+
+        def one(b, canvas):
+            for k in range(cells):
+                source = pointer_images if k == 0 else value_images
+                _, h, w, c = source.shape
+                image = lax.dynamic_slice(source, (image_index[b, k], 0, 0, 0), (1, h, w, c))
+                if c != channels:
+                    image = jnp.tile(image, (1, 1, 1, channels // c))
+                top = (k // g) * cell + offsets[b, k, 0]
+                left = (k % g) * cell + offsets[b, k, 1]
+                canvas = lax.dynamic_update_slice(canvas, image, (b, top, left, 0))
+            return canvas
+
+        canvas = jnp.zeros((image_index.shape[0], g * cell, g * cell, channels), jnp.uint8)
+        return lax.fori_loop(0, image_index.shape[0], one, canvas)
+
     def examples(index, constants):
         pointer_images, value_images, pointer_labels, value_labels, pools = constants
         hi, _ = jax_random.random_bits(key, index, SLOTS_PER_CELL * cells)
@@ -143,12 +167,15 @@ def make_block_examples(task, key, static, dtype="float32"):
             ],
             axis=1,
         )  # (B, cells, 2)
-        tiles = [
-            place(pointer_images if k == 0 else value_images, image_index[:, k], offsets[:, k])
-            for k in range(cells)
-        ]
-        rows = [jnp.concatenate(tiles[r * g : (r + 1) * g], axis=2) for r in range(g)]
-        x = jnp.concatenate(rows, axis=1)  # (B, g*cell, g*cell, C) uint8
+        if (COMPOSE or ("in_place" if jax.default_backend() == "cpu" else "batched")) == "in_place":
+            x = compose_in_place(pointer_images, value_images, image_index, offsets)
+        else:
+            tiles = [
+                place(pointer_images if k == 0 else value_images, image_index[:, k], offsets[:, k])
+                for k in range(cells)
+            ]
+            rows = [jnp.concatenate(tiles[r * g : (r + 1) * g], axis=2) for r in range(g)]
+            x = jnp.concatenate(rows, axis=1)  # (B, g*cell, g*cell, C) uint8
         if dtype == "float32":
             x = to_float(x)
         cell_labels = jnp.concatenate(

@@ -62,7 +62,10 @@ def _assert_same(got, expected):
     ],
     ids=str,
 )
-def test_block_examples_equal_tf(mock_dir, task, holdout):
+@pytest.mark.parametrize("compose", ["in_place", "batched"])
+def test_block_examples_equal_tf(mock_dir, task, holdout, compose, monkeypatch):
+    # Both composers, whatever this machine's platform would pick.
+    monkeypatch.setattr(device_images, "COMPOSE", compose)
     for split in ("train", "test"):
         kwargs = dict(split=split, seed=2, holdout=holdout, data_dir=mock_dir)
         _assert_same(
