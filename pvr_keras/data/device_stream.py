@@ -12,8 +12,9 @@ Under ``keras.distribution.DataParallel`` (``with_distribution``) the program is
 ``shard_map`` over the data-parallel mesh: each device makes its own rows of every batch and
 nothing is gathered through the host. As ``training.distribute`` does for tf.data, every
 batch is then padded to a multiple of the device count with zero-weight rows, the real rows
-weighing padded/real, so the weighted loss and accuracy equal those of the real batch. One
-process only: Keras assembles a multi-process batch from host shares.
+weighing padded/real, so the weighted loss and accuracy equal those of the real batch. In a
+multi-process run each process makes its own contiguous share of every batch on its own
+devices, and Keras assembles the global batch from the shares.
 
 Why a ``PyDataset`` of ready device arrays rather than making the batch inside Keras's train
 step from (epoch, step): it needs no change to the model or the trainer (``fit``,
@@ -29,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import keras
 import numpy as np
-from jax.sharding import NamedSharding
+from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from pvr_keras.data import jax_random
@@ -190,9 +191,27 @@ class DeviceStream(keras.utils.PyDataset):
             if self.distribution is None:
                 self._placed = jax.device_put(self.constants)
             else:
-                mesh = self.distribution.device_mesh.backend_mesh
+                mesh, _ = self._process_mesh()
                 self._placed = jax.device_put(self.constants, NamedSharding(mesh, P()))
         return self._placed
+
+    def _process_mesh(self):
+        """(this process's part of the data-parallel mesh, the global position of its first
+        device). One process: the whole mesh. Several: the process's devices, which are
+        consecutive on the batch axis (Keras orders them by process), so its batch share is
+        one contiguous run of rows, as ``training.distribute``'s padder keeps for tf.data."""
+        mesh = self.distribution.device_mesh.backend_mesh
+        if jax.process_count() == 1:
+            return mesh, 0
+        devices = list(mesh.devices.flat)
+        mine = [d for d in devices if d.process_index == jax.process_index()]
+        first = devices.index(mine[0])
+        if devices[first : first + len(mine)] != mine:
+            raise ValueError(
+                "device input needs each process's devices consecutive on the data-parallel "
+                f"mesh; received {devices}"
+            )
+        return Mesh(np.array(mine), mesh.axis_names), first
 
     # ---------------------------------------------------------------- the program ----
 
@@ -208,14 +227,17 @@ class DeviceStream(keras.utils.PyDataset):
         if self.distribution is None:
             local = self._local_chunk(sizes, list(sizes), None)
             return jax.jit(lambda epoch, start, constants: local(epoch, start, 0, constants))
-        mesh = self.distribution.device_mesh.backend_mesh
         axis = self.distribution.batch_dim_name
-        count = mesh.shape[axis]
+        count = self.distribution.device_mesh.backend_mesh.shape[axis]  # all processes
         padded = [-(-s // count) * count for s in sizes]
         local = self._local_chunk(sizes, [p // count for p in padded], padded)
+        # Several processes: each makes its own share on its own devices, a process-local
+        # array that Keras assembles into the global batch without a host copy.
+        mesh, first = self._process_mesh()
 
         def sharded(epoch, start, constants):
-            return local(epoch, start, jax.lax.axis_index(axis).astype(jnp.uint32), constants)
+            device = first + jax.lax.axis_index(axis).astype(jnp.uint32)
+            return local(epoch, start, device, constants)
 
         function = jax.shard_map(
             sharded, mesh=mesh, in_specs=(P(), P(), P()), out_specs=P(axis), check_vma=False

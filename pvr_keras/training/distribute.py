@@ -112,13 +112,6 @@ class Placement:
                     f"device input shards over keras.distribution.DataParallel on JAX; "
                     f"received the {self.engine} engine (use the tf.data input)"
                 )
-            if self.num_processes > 1:
-                # Keras assembles a multi-process batch from each process's host share
-                # (jax.make_array_from_process_local_data), which a global device array is not.
-                raise ValueError(
-                    f"device input shards over the devices of one process; received a run of "
-                    f"{self.num_processes} processes (use the tf.data input)"
-                )
             return dataset.with_distribution(self.strategy)
         if self.engine == DATA_PARALLEL:
             pad = _padder(self.num_replicas, self.num_processes, self.process_index)

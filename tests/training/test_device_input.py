@@ -161,13 +161,80 @@ def test_unknown_input_names_the_choices():
     assert inputs.default_input() == ("device" if BACKEND == "jax" else "tfdata")
 
 
-def test_multi_process_device_input_is_refused_up_front():
-    from pvr_keras.data import device
-    from pvr_keras.training import distribute
+TWO_PROCESSES = """
+import dataclasses, sys
+from pvr_keras.training import distribute
+placement = distribute.setup()  # first, before JAX runs anything
+from pvr_keras import models, training
+from pvr_keras.tasks import TokenTask
+from pvr_keras.training.inputs import token_train_data
+recipe = dataclasses.replace(training.TOKEN, epochs=2, warmup_epochs=1, min_steps=0,
+                             batch_size=128, learning_rate=0.1)
+data = token_train_data(TokenTask(window=1), 2001, test_examples=1001, batch_size=128,
+                        input="device")
+training.train(lambda: models.get("mlp", widths=(32, 32), embed_dim=8), data, recipe,
+               sys.argv[1], distribution=placement, verbose=0)
+"""
 
-    placement = distribute.Placement(distribute.DATA_PARALLEL, ("cpu:0",), 2, 2, 0)
-    stream = device.token_stream(TokenTask(), 100, batch_size=10)
-    with pytest.raises(ValueError, match="one process; received a run of 2 processes"):
-        placement.distribute(stream)
-    single = distribute.Placement(distribute.SINGLE, ("cpu:0",))
-    assert single.distribute(stream) is stream
+
+@jax_only
+@pytest.mark.slow
+def test_two_processes_each_make_their_share_and_train_as_tfdata(tmp_path):
+    """jax.distributed over two processes on 127.0.0.1: each makes its rows of every batch
+    on its own device; the run equals a one-process tf.data run of the same data and steps
+    (the padding and the shares are training.distribute's)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    procs = []
+    for index in range(2):
+        env = dict(
+            os.environ,
+            KERAS_BACKEND="jax",
+            TF_CPP_MIN_LOG_LEVEL="3",
+            KERAS_DISTRIBUTION_JOB_ADDRESSES=f"127.0.0.1:{port}",
+            KERAS_DISTRIBUTION_NUM_PROCESSES="2",
+            KERAS_DISTRIBUTION_PROCESS_ID=str(index),
+        )
+        log = open(tmp_path / f"process{index}.log", "w")
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", TWO_PROCESSES, str(tmp_path / "run")],
+                env=env,
+                cwd=REPO,
+                stdout=log,
+                stderr=log,
+            )
+        )
+    try:
+        data = inputs.token_train_data(
+            TokenTask(window=1), 2001, test_examples=1001, batch_size=128, input="tfdata"
+        )
+        recipe = dataclasses.replace(RECIPE, epochs=2)
+        single = training.train(
+            lambda: models.get("mlp", widths=(32, 32), embed_dim=8),
+            data,
+            recipe,
+            tmp_path / "single",
+            verbose=0,
+        )
+        for proc in procs:
+            proc.wait(timeout=300)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+    logs = [(tmp_path / f"process{i}.log").read_text()[-3000:] for i in range(2)]
+    assert [p.returncode for p in procs] == [0, 0], logs
+    chief, other = read_record(tmp_path / "run"), read_record(tmp_path / "run" / "process1")
+    for record in (chief, other):
+        assert record["input"] == "device" and record["distribution"]["num_processes"] == 2
+        assert record["history"]["train_loss"] == chief["history"]["train_loss"]
+    np.testing.assert_allclose(
+        chief["history"]["train_loss"], single["history"]["train_loss"], rtol=1e-4
+    )
+    np.testing.assert_allclose(
+        chief["history"]["test_accuracy"], single["history"]["test_accuracy"], atol=1.5e-3
+    )
