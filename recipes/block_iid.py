@@ -1,6 +1,6 @@
 """Train a CNN on the 2x2 block-style visual PVR task, IID (Section 4.2, Figures 3 and 7).
 
-    python recipes/block_iid.py --data-dir ../shared/data/tfds          # quick, on a CPU
+    python recipes/block_iid.py                                         # quick, on a CPU
     python recipes/block_iid.py --model vgg11_bn --values cifar10 --backend jax
     python recipes/block_iid.py --preset paper                          # width 64, 60k/10k
     python recipes/block_iid.py --preset paper --devices 4              # data-parallel, 4 GPUs
@@ -17,16 +17,15 @@ Killed and started again with the same command, it resumes.
 Presets. ``paper``: ResNet18 at torchvision width 64, the paper's recipe (Adam 1e-4, batch 50,
 10 epochs, constant rate), 60,000 training and 10,000 test examples. ``quick`` (2-core CPU):
 ResNet18 at width 8 (178k parameters), 25,000 training examples, 5 epochs of Adam 2e-3 with a
-cosine decay, batch 50; accuracies on 2,000 test and 2,000 training examples. Measured on the
-real MNIST of ``../shared/data/tfds``, TensorFlow, a shared 2-core CPU under load (load
-average 8-9): test accuracy 94.7%, training accuracy 98.0%, 4.5 min of training (about
+cosine decay, batch 50; accuracies on 2,000 test and 2,000 training examples. ``medium``
+(Figure 7 in docs/results): width 16, 60,000 / 10,000 examples, 5 epochs of Adam 2e-3 with a
+cosine decay. Measured for ``quick`` on real MNIST, TensorFlow, a 2-core CPU shared with other
+jobs (load average 8-9): test accuracy 94.7%, training accuracy 98.0%, 4.5 min of training (about
 5 min with start-up); the same config inside ``block_holdout.py``: 95.1% test. With
 20,000 examples, 6 epochs at a constant 1e-3 it reached only 90.4%.
 """
 
 import dataclasses
-import os
-import sys
 
 from pvr_keras import config as configs
 
@@ -48,6 +47,17 @@ class Config(configs.VisualConfig):
         metadata={"help": "output folder ({field} placeholders are filled in)"},
     )
 
+    def task(self):
+        from pvr_keras.tasks import BlockTask
+
+        return BlockTask(values=self.values)
+
+    def validate(self):
+        super().validate()
+        configs.check_ints(self, ("width",), 1)
+        configs.check_task(self.task)
+        configs.check_task(lambda: configs.format_out(self))
+
 
 PAPER = Config()
 QUICK = dataclasses.replace(
@@ -60,14 +70,25 @@ QUICK = dataclasses.replace(
     learning_rate=2e-3,
     schedule="cosine",
 )
-PRESETS = {"quick": QUICK, "paper": PAPER}
+# Figure 7 on a 2-core CPU (docs/results/figure7): the paper's 60k/10k examples, the CNNs at
+# a quarter of torchvision's width, 5 epochs of Adam 2e-3 with cosine decay (the paper: width
+# 64, 10 epochs of Adam 1e-4).
+MEDIUM = dataclasses.replace(
+    PAPER,
+    width=16,
+    train_eval_examples=5_000,
+    epochs=5,
+    learning_rate=2e-3,
+    schedule="cosine",
+)
+PRESETS = {"quick": QUICK, "medium": MEDIUM, "paper": PAPER}
 
 # Fields that describe the run; a block_iid folder can stand in for the IID model of a
 # block_holdout run when these agree.
 RUN_FIELDS = tuple(
     f.name
     for f in dataclasses.fields(Config)
-    if f.name not in ("data_dir", "backend", "devices", "out")
+    if f.name not in ("data_dir", "backend", "out", *configs.HOW_FIELDS)
 )
 
 
@@ -79,10 +100,11 @@ def train_run(cfg, out, *, distribution, holdout=False, verbose="auto"):
     backend chosen already; ``distribution`` is ``distribute.setup(cfg.devices)``'s placement.
     """
     from pvr_keras import models, training
-    from pvr_keras.tasks import BlockTask
+    from pvr_keras.data import images
     from pvr_keras.training.inputs import block_train_data
 
-    task = BlockTask(values=cfg.values)
+    task = cfg.task()
+    images.prepare_sources(task.sources, cfg.data_dir, download=cfg.download)  # no-op if done
     recipe = dataclasses.replace(
         training.VISUAL,
         epochs=cfg.epochs,
@@ -102,7 +124,7 @@ def train_run(cfg, out, *, distribution, holdout=False, verbose="auto"):
     )
     # Neither the folder nor the device count is part of the run's identity: a finished run
     # can be moved or reused, a killed one resumed on other devices.
-    config = {k: v for k, v in configs.to_dict(cfg).items() if k not in ("out", "devices")}
+    config = configs.identity(cfg, "out")
     config["holdout"] = holdout
     setting = "holdout" if holdout else "IID"
     return training.train(
@@ -118,6 +140,7 @@ def train_run(cfg, out, *, distribution, holdout=False, verbose="auto"):
         title=f"{cfg.model} (width {cfg.width}), 2x2 {cfg.values} blocks, {setting}",
         save_model=True,
         distribution=distribution,
+        callbacks=configs.callbacks(cfg, out),
     )
 
 
@@ -133,18 +156,21 @@ def summary(record, setting):
 
 def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    if cfg.backend:
-        os.environ["KERAS_BACKEND"] = cfg.backend
+    out = configs.format_out(cfg)
+    configs.start(cfg)
     from pvr_keras.training import distribute
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
-    out = cfg.out.format(**dataclasses.asdict(cfg))
-    configs.write(cfg, out)
+    from pvr_keras.data import images
+
+    # Data first: a machine that cannot get it fails here, before anything is written.
+    images.prepare_sources(cfg.task().sources, cfg.data_dir, download=cfg.download)
+    configs.write(cfg, out)  # refuses a folder of another run, untouched
     record = train_run(cfg, out, distribution=placement)
     print(f"\n{summary(record, 'IID')}\nrecord: {out}/record.json")
     return record
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    configs.run(main)

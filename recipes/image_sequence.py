@@ -1,6 +1,6 @@
 """Train and evaluate the image-sequence PVR task (Figure 2 of the paper).
 
-    python recipes/image_sequence.py --data-dir ../shared/data/tfds       # quick, on a CPU
+    python recipes/image_sequence.py                                      # quick, on a CPU
     python recipes/image_sequence.py --window 2 --aggregation maj_vote --head transformer
     python recipes/image_sequence.py --preset paper --backend jax
     python recipes/image_sequence.py --preset paper --devices 4           # data-parallel, 4 GPUs
@@ -19,7 +19,7 @@ match. ``paper``: the paper's visual recipe (Adam 1e-4, batch 50, 10 epochs), a 
 (32, 64 filters) and the paper's MLP head widths, 60,000 training and 10,000 test examples.
 ``quick`` (2-core CPU): a dense per-image encoder (784 -> 64) and a 2-layer transformer head
 (dim 64, 4 heads, MLP 256; 152k parameters), 100,000 training examples, 6 epochs of Adam 1e-3
-with cosine decay, batch 50, window 1. Measured on the real MNIST of ``../shared/data/tfds``,
+with cosine decay, batch 50, window 1. Measured on real MNIST,
 TensorFlow, a shared 2-core CPU under load (load average 4-6): test accuracy 93.1%, training
 accuracy 98.1%, 3.9-4.5 min of training, 4.1-4.7 min in all (two runs, the same accuracies).
 Tried on the way, same machine: the mlp head (256, 64) with the dense encoder reached 90.4%
@@ -29,10 +29,9 @@ attention learns it within 2 epochs.
 """
 
 import dataclasses
-import os
-import sys
 
 from pvr_keras import config as configs
+from pvr_keras.tasks import AGGREGATIONS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +42,8 @@ class Config(configs.VisualConfig):
     )
     window: int = dataclasses.field(default=1, metadata={"help": "window size (complexity+1)"})
     aggregation: str = dataclasses.field(
-        default="mod_sum", metadata={"help": "mod_sum, median, maj_vote, min or max"}
+        default="mod_sum",
+        metadata={"choices": AGGREGATIONS, "help": "how the window's values make the label"},
     )
     holdout: int = dataclasses.field(default=0, metadata={"help": "holdout-k (Section 6.2)"})
     encoder: str = dataclasses.field(
@@ -62,6 +62,24 @@ class Config(configs.VisualConfig):
         default="runs/image_sequence/{head}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
     )
+
+    def task(self):
+        from pvr_keras.tasks import TokenTask
+
+        return TokenTask(window=self.window, aggregation=self.aggregation)
+
+    def validate(self):
+        super().validate()
+        task = configs.check_task(self.task)
+        configs.check_task(lambda: task.check_holdout(self.holdout))
+        configs.check_ints(self, ("dim", "depth"), 1)
+        for name in ("conv_widths", "widths"):
+            if any(isinstance(w, bool) or w < 1 for w in getattr(self, name)):
+                raise configs.ConfigError(
+                    f"--{name.replace('_', '-')} must be positive integers; "
+                    f"received {getattr(self, name)}"
+                )
+        configs.check_task(lambda: configs.format_out(self))
 
 
 PAPER = Config()
@@ -82,18 +100,17 @@ PRESETS = {"quick": QUICK, "paper": PAPER}
 
 def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    if cfg.backend:
-        os.environ["KERAS_BACKEND"] = cfg.backend
+    out = configs.format_out(cfg)
+    configs.start(cfg)
     from pvr_keras.training import distribute
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
     from pvr_keras import models, training
-    from pvr_keras.tasks import TokenTask
+    from pvr_keras.data import images
     from pvr_keras.training.inputs import sequence_train_data
 
-    task = TokenTask(window=cfg.window, aggregation=cfg.aggregation)
-    task.check_holdout(cfg.holdout)
+    task = cfg.task()
     recipe = dataclasses.replace(
         training.VISUAL,
         epochs=cfg.epochs,
@@ -101,8 +118,9 @@ def main(argv=None):
         learning_rate=cfg.learning_rate,
         schedule=cfg.schedule,
     )
-    out = cfg.out.format(**dataclasses.asdict(cfg))
-    configs.write(cfg, out)
+    # Data first: a machine that cannot get it fails here, before anything is written.
+    images.prepare_sources(["mnist"], cfg.data_dir, download=cfg.download)
+    configs.write(cfg, out)  # refuses a folder of another run, untouched
     data = sequence_train_data(
         task,
         cfg.num_examples,
@@ -126,10 +144,12 @@ def main(argv=None):
         data,
         recipe,
         out,
-        config={k: v for k, v in configs.to_dict(cfg).items() if k != "devices"},
+        config=configs.identity(cfg),
         seed=cfg.seed,
         distribution=placement,
         title=f"image sequences, {cfg.head} head, window {cfg.window} {cfg.aggregation}",
+        save_model=True,
+        callbacks=configs.callbacks(cfg, out),
     )
     final = record["final"]
     print(
@@ -143,4 +163,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    configs.run(main)

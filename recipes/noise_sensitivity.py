@@ -56,6 +56,9 @@ class Config:
     seed: int = 0
     out: str = dataclasses.field(default="runs/noise_sensitivity", metadata={"help": "folder"})
 
+    def validate(self):
+        configs.check_task(lambda: check(self))
+
 
 PRESETS = {
     "quick": Config(num_samples=5_000, runs=2, num_deltas=13),
@@ -138,8 +141,7 @@ def run(cfg):
     """Computes the grid, writes CSV, plots and config into ``cfg.out``; returns the rows."""
     tasks, deltas = check(cfg)
     out = pathlib.Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    configs.write(cfg, out)
+    configs.write(cfg, out, may_differ=tuple(f.name for f in dataclasses.fields(cfg)))
     start = time.perf_counter()
     rows, averages = [], {}
     for (aggregation, window), task in tasks.items():
@@ -184,4 +186,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    configs.run(main)

@@ -30,9 +30,9 @@ import dataclasses
 import json
 import os
 import pathlib
-import sys
 
 from pvr_keras import config as configs
+from pvr_keras.tasks import AGGREGATIONS
 
 # Fields that define the search: a project holding another value of one of them is refused.
 SEARCH_FIELDS = (
@@ -64,7 +64,8 @@ class Config:
     )
     window: int = dataclasses.field(default=1, metadata={"help": "window size (complexity+1)"})
     aggregation: str = dataclasses.field(
-        default="mod_sum", metadata={"help": "mod_sum, median, maj_vote, min or max"}
+        default="mod_sum",
+        metadata={"choices": AGGREGATIONS, "help": "how the window's values make the label"},
     )
     holdout: int = dataclasses.field(default=0, metadata={"help": "holdout-k (Section 6.2)"})
     num_examples: int = dataclasses.field(default=20_000, metadata={"help": "training set size"})
@@ -75,9 +76,7 @@ class Config:
         default=10, metadata={"help": "trials (random, bayesian; Hyperband sizes itself)"}
     )
     seed: int = 0
-    backend: str | None = dataclasses.field(
-        default=None, metadata={"help": "tensorflow or jax (default: KERAS_BACKEND)"}
-    )
+    backend: str | None = configs.backend_field()
     directory: str = dataclasses.field(
         default="runs/tune", metadata={"help": "search state folder (shared by all workers)"}
     )
@@ -97,6 +96,23 @@ class Config:
     chief_timeout: float = dataclasses.field(
         default=120.0, metadata={"help": "seconds a worker waits for the chief"}
     )
+
+    def task(self):
+        from pvr_keras.tasks import TokenTask
+
+        return TokenTask(window=self.window, aggregation=self.aggregation)
+
+    def validate(self):
+        task = configs.check_task(self.task)
+        configs.check_task(lambda: task.check_holdout(self.holdout))
+        configs.check_ints(self, ("num_examples", "val_examples", "epochs", "max_trials"), 1)
+        configs.check_ints(self, ("warmup_epochs", "seed"), 0)
+        configs.check_positive(self, ("chief_timeout",))
+        if self.oracle_port is not None:
+            configs.check_range(self, "oracle_port", 1, 65535)
+        if len(set(self.model)) != len(self.model):
+            raise configs.ConfigError(f"--model names a model twice: {' '.join(self.model)}")
+        configs.check_task(lambda: project_name(self))
 
 
 PRESETS = {
@@ -120,17 +136,44 @@ def _check_same_search(cfg, path):
         )
 
 
+def project_name(cfg):
+    """``cfg.project`` with its placeholders filled in (``model`` joined by ``-``)."""
+    fields = {**dataclasses.asdict(cfg), "model": "-".join(cfg.model)}
+    try:
+        return cfg.project.format(**fields)
+    except (KeyError, IndexError, ValueError) as err:
+        raise ValueError(
+            f"--project {cfg.project!r} names an unknown placeholder ({err})"
+        ) from None
+
+
+def train_command(cfg, values):
+    """The ``recipes/token_pvr.py`` command that trains a trial's hyperparameters on the
+    search's task and training set (a Hyperband trial: its own number of epochs)."""
+    flags = {
+        "--model": values["model"],
+        "--window": cfg.window,
+        "--aggregation": cfg.aggregation,
+        "--holdout": cfg.holdout,
+        "--num-examples": cfg.num_examples,
+        "--epochs": values.get("tuner/epochs", cfg.epochs),
+        "--warmup-epochs": cfg.warmup_epochs,
+        "--optimizer": values["optimizer"],
+        "--learning-rate": f"{values['learning_rate']:.6g}",
+        "--batch-size": values["batch_size"],
+        "--seed": cfg.seed,
+    }
+    return "python recipes/token_pvr.py " + " ".join(f"{k} {v}" for k, v in flags.items())
+
+
 def main(argv=None):
     cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    if cfg.backend:
-        os.environ["KERAS_BACKEND"] = cfg.backend
+    configs.start(cfg)
     from pvr_keras import tuning
-    from pvr_keras.tasks import TokenTask
-    from pvr_keras.training.records import atomic_write_text
+    from pvr_keras.files import atomic_write_text
 
-    task = TokenTask(window=cfg.window, aggregation=cfg.aggregation)
     hypermodel = tuning.TokenHyperModel(
-        task,
+        cfg.task(),
         cfg.num_examples,
         val_examples=cfg.val_examples,
         models=cfg.model,
@@ -139,15 +182,15 @@ def main(argv=None):
         seed=cfg.seed,
         holdout=cfg.holdout,
     )
-    fields = {**dataclasses.asdict(cfg), "model": "-".join(cfg.model)}
-    project = cfg.project.format(**fields)
+    project = project_name(cfg)
     folder = pathlib.Path(cfg.directory) / project
     _check_same_search(cfg, folder / "config.json")
     role = tuning.configure(
         cfg.tuner_id, cfg.oracle_ip, cfg.oracle_port, chief_timeout=cfg.chief_timeout
     )
-    if role != "worker":
-        configs.write(cfg, folder)
+    if role != "worker":  # fields outside SEARCH_FIELDS may change (more trials extend it)
+        others = tuple(f.name for f in dataclasses.fields(cfg) if f.name not in SEARCH_FIELDS)
+        configs.write(cfg, folder, may_differ=others)
     tuner = tuning.make_tuner(
         cfg.tuner,
         hypermodel,
@@ -171,16 +214,18 @@ def main(argv=None):
         "trials": len(trials),
         "status": {s: sum(t.status == s for t in trials) for s in {t.status for t in trials}},
         "best": best,
+        "train_command": train_command(cfg, best[0]["values"]) if best else None,
     }
     atomic_write_text(folder / "best.json", json.dumps(summary, indent=1, default=str) + "\n")
     if best:
         top = best[0]
         print(
             f"\n{len(trials)} trials; best val_accuracy {top['val_accuracy']:.4f} with "
-            f"{top['values']}\nresults: {folder / 'best.json'}"
+            f"{top['values']}\nresults: {folder / 'best.json'}\n"
+            f"train it: {summary['train_command']}"
         )
     return summary
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    configs.run(main)

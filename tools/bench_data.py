@@ -4,7 +4,7 @@
     python tools/bench_data.py --part token    # full: includes one 5x10^7-example epoch (~15 s)
     python tools/bench_data.py --part token --quick    # no full epoch
     KERAS_BACKEND=jax python tools/bench_data.py --part token --quick   # same, on JAX
-    python tools/bench_data.py --part block --data-dir ../shared/data/tfds
+    python tools/bench_data.py --part block --data-dir DIR
 
 Token part: examples/s (labels included, batch 1024) of ``data.token_dataset`` next to
 (a) a per-example Python generator computing each label in Python, as a typical hand-written

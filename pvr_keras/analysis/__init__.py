@@ -20,6 +20,7 @@ from pvr_keras.analysis.dynamics import (
     fit_epoch,
     pick_fast_slow,
 )
+from pvr_keras.analysis.holdout import held_out_summary, windows_of
 from pvr_keras.analysis.logits import mean_logits_by_class
 from pvr_keras.analysis.noise import bits_per_token, noise_sensitivity, noise_sensitivity_runs
 
@@ -35,6 +36,7 @@ __all__ = [
     "fit_epoch",
     "gram_linear",
     "gram_rbf",
+    "held_out_summary",
     "hsic_unbiased",
     "linear_cka",
     "mean_logits_by_class",
@@ -42,4 +44,5 @@ __all__ = [
     "noise_sensitivity_runs",
     "pick_fast_slow",
     "rbf_cka",
+    "windows_of",
 ]

@@ -49,15 +49,6 @@ def check_positive(name, value):
     return int(value)
 
 
-def check_schedule(epochs, first_epoch):
-    """Validates ``epochs`` (positive or None) and ``first_epoch`` (non-negative)."""
-    if epochs is not None:
-        check_positive("epochs", epochs)
-    bad = isinstance(first_epoch, bool) or not isinstance(first_epoch, int | np.integer)
-    if bad or first_epoch < 0:
-        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
-
-
 CHUNK_EXAMPLES = 1024  # examples composed per map call; sliced into batches afterwards
 
 
@@ -72,7 +63,7 @@ def batched_dataset(
     composed ``CHUNK_EXAMPLES`` at a time and then sliced, because per-op overhead would
     dominate a batch of 50; the batches are the same either way.
     """
-    check_schedule(epochs, first_epoch)
+    random.check_schedule(epochs, first_epoch)
     num_batches = math.ceil(num_examples / batch_size)
     per_chunk = max(1, CHUNK_EXAMPLES // batch_size)  # batches per chunk
     num_chunks = math.ceil(num_batches / per_chunk)
@@ -82,8 +73,6 @@ def batched_dataset(
         out = examples(random.epoch_order(num_examples, start, size, key, epoch, shuffle))
         return tuple(out[name] for name in outputs)
 
-    stop = first_epoch + epochs if epochs else 2**62
-
     def epoch_batches(epoch):
         ds = tf.data.Dataset.range(num_chunks).map(
             lambda c: chunk(epoch, c), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True
@@ -92,10 +81,9 @@ def batched_dataset(
         # epoch, so that no batch spans two epochs.
         return ds.rebatch(batch_size) if per_chunk > 1 else ds
 
-    ds = tf.data.Dataset.range(first_epoch, stop).flat_map(epoch_batches)
-    if epochs:  # a known length lets Keras size its epochs and progress bars
-        ds = ds.apply(tf.data.experimental.assert_cardinality(num_batches * epochs))
-    return ds.prefetch(tf.data.AUTOTUNE)
+    return random.epochs_dataset(
+        epoch_batches, num_batches, first_epoch=first_epoch, epochs=epochs, shuffle=shuffle
+    )
 
 
 def make_composer(task, images):
@@ -291,13 +279,13 @@ def block_dataset(
 
     Example:
         >>> ds = block_dataset(BlockTask(), 1000, split="train", seed=0,
-        ...                    data_dir="../shared/data/tfds")
+        ...                    data_dir="DIR")
         >>> x, y = next(iter(ds))
         >>> x.shape, y.shape
         (TensorShape([50, 80, 80, 1]), TensorShape([50]))
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
-    check_schedule(epochs, first_epoch)
+    random.check_schedule(epochs, first_epoch)
     check_dtype(dtype)
     key = _key(seed, split)
     examples = make_examples(task, key, split, holdout, data_dir, dtype)
@@ -328,7 +316,7 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
     Example:
         >>> task = BlockTask()
         >>> x, y, info = block_arrays(task, 8, split="test", seed=0,
-        ...                           data_dir="../shared/data/tfds")
+        ...                           data_dir="DIR")
         >>> bool((task.label(info["cell_labels"]) == y).all())
         True
     """

@@ -34,18 +34,10 @@ COMPOSE = None
 
 
 def _load_images(name, split, data_dir):
-    """``load_images`` with TensorFlow (which TFDS decodes with) kept off every GPU, so a JAX
-    process keeps its accelerators' memory: TF only ever runs on the host here."""
-    import tensorflow as tf
-
+    """``load_images``: TFDS decodes on the host with TensorFlow, whose GPUs it hides first
+    under JAX (``tf_setup``), so a JAX process keeps its accelerators' memory."""
     from pvr_keras.data.images import load_images
 
-    try:
-        tf.config.set_visible_devices([], "GPU")
-    except RuntimeError:
-        # TensorFlow started its devices before this call (the process used it already);
-        # its GPU memory is then TF's own business, not this loader's.
-        pass
     return load_images(name, split, data_dir)
 
 

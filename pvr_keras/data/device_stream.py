@@ -113,6 +113,7 @@ class DeviceStream(keras.utils.PyDataset):
         self.batches_per_chunk = max(1, chunk_examples // self.batch_size)
         self._functions = {}
         self._chunk_id, self._chunk = None, None
+        self.next_epoch, self._served = self.first_epoch, 0
         self.constants = tuple(constants)
         self._placed = None
 
@@ -131,21 +132,43 @@ class DeviceStream(keras.utils.PyDataset):
 
     def __getitem__(self, i):
         """Batch ``i`` of the stream: batch ``i % batches_per_epoch`` of epoch
-        ``first_epoch + i // batches_per_epoch``."""
+        ``next_epoch + i // batches_per_epoch``.
+
+        ``next_epoch`` starts at ``first_epoch``. With ``shuffle`` and a finite ``epochs`` it
+        moves on by ``epochs`` at the end of a pass that served every batch (``on_epoch_end``,
+        which ``fit`` calls after each epoch, or the end of a Python loop over the stream), so
+        reading the stream again (``model.fit(stream, epochs=N)`` does once per epoch) goes
+        on to the next epochs' orders, as ``token_dataset`` does (``random.epochs_dataset``);
+        the one batch ``fit`` reads to build a model does not count. ``fit`` also shuffles the
+        order of a finite ``PyDataset``'s batches unless called with ``shuffle=False``: the
+        examples of each epoch stay the same, in another order than tf.data's."""
         if self.epochs is not None and not 0 <= i < self.num_batches:
             raise IndexError(f"batch index must be in [0, {self.num_batches}); received {i}")
         epoch, b = divmod(int(i), self.batches_per_epoch)
+        epoch += self.next_epoch
         chunk, k = divmod(b, self.batches_per_chunk)
         if self._chunk_id != (epoch, chunk):
             first = chunk * self.batches_per_chunk
             sizes = self.chunk_sizes(first)
             self._chunk = self.chunk_function(sizes)(
-                np.uint32((self.first_epoch + epoch) % 2**32),
+                np.uint32(epoch % 2**32),
                 np.uint32(first * self.batch_size),
                 self.placed_constants(),
             )
             self._chunk_id = (epoch, chunk)
+        self._served += 1
         return self._chunk[k]
+
+    def on_epoch_end(self):
+        """Ends a pass: a counting stream whose every batch was served moves on to the next
+        epochs (see ``__getitem__``)."""
+        if self.shuffle and self.epochs is not None and self._served >= self.num_batches:
+            self.next_epoch += self.epochs
+        self._served = 0
+
+    def __iter__(self):
+        yield from super().__iter__()
+        self.on_epoch_end()
 
     def chunk_sizes(self, first_batch):
         """Real sizes of the batches of the chunk that starts at batch ``first_batch``."""

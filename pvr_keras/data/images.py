@@ -1,22 +1,33 @@
 """MNIST and CIFAR-10 from TensorFlow Datasets, decoded once into memory and cached per process.
 
-Offline first: the TFDS data dir is checked on disk before TFDS is asked for anything, and
-nothing is ever downloaded, so a dataset that is not prepared fails in well under a second with
-a message that says how to prepare it, instead of a long retry loop. The data dir is, in
-order: the ``data_dir`` argument, the ``TFDS_DATA_DIR`` environment variable (read at call
-time), ``~/tensorflow_datasets``.
+Like any TFDS dataset, a split is read from the TFDS data dir: in order, the ``data_dir``
+argument, the ``TFDS_DATA_DIR`` environment variable (read at call time),
+``~/tensorflow_datasets``. On first use a dataset that is not prepared there is downloaded and
+prepared by TFDS's own ``download_and_prepare``, but only after a short probe (a TCP connection
+to the dataset's download host, a few seconds at most) says the machine can reach it: an
+air-gapped machine fails at once with a message that says how to prepare the data elsewhere
+and copy it, instead of TFDS's multi-minute retry loop. ``download=False`` never touches the
+network. ``python tools/prepare_data.py DIR`` prepares both datasets into DIR for copying.
 """
 
 import os
 import pathlib
+import socket
 import threading
 
 import numpy as np
 import tensorflow_datasets as tfds
 
 from pvr_keras.data import keys
+from pvr_keras.errors import DataNotPrepared
 
 SOURCES = ("mnist", "cifar10")
+# Where TFDS's builders download each dataset from (host, port): the probe's targets.
+DOWNLOAD_HOSTS = {
+    "mnist": ("storage.googleapis.com", 443),
+    "cifar10": ("www.cs.toronto.edu", 443),
+}
+PROBE_TIMEOUT_S = 3.0
 
 _CACHE = {}
 _LOCK = threading.Lock()
@@ -24,11 +35,61 @@ _LOCK = threading.Lock()
 
 def _prepare_hint(name):
     return (
-        f"To use {name} offline: on a machine with internet run "
-        f"`tfds build {name} --data_dir DIR` (Python 3.11 also needs `pip install "
-        f"importlib_resources`), copy DIR to this machine, then pass data_dir=DIR or set "
+        f"To prepare {name} for a machine without internet: on a machine with internet run "
+        f"`python tools/prepare_data.py DIR` (or `tfds build {name} --data_dir DIR`), copy DIR "
+        f"to this machine, then pass data_dir=DIR (recipes: --data-dir DIR) or set "
         f"TFDS_DATA_DIR=DIR."
     )
+
+
+def probe(name, timeout=PROBE_TIMEOUT_S):
+    """Whether this machine can reach ``name``'s download host: ``(True, "")`` or
+    ``(False, reason)``. One TCP connection, at most ``timeout`` seconds (DNS included)."""
+    host, port = DOWNLOAD_HOSTS[_check_name(name)]
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout)  # getaddrinfo has no timeout of its own
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True, ""
+    except OSError as err:
+        return False, f"{host}:{port}: {err}"
+    finally:
+        socket.setdefaulttimeout(previous)
+
+
+def _download_and_prepare(name, root):
+    """TFDS's own download and preparation of ``name`` into the data dir ``root``."""
+    builder = tfds.builder(name, data_dir=root)
+    builder.download_and_prepare()
+
+
+def prepare(name, data_dir=None, *, download=True, log=print):
+    """Makes sure ``name`` is prepared in the TFDS data dir; returns (dir, version).
+
+    Already prepared: nothing is done (no network). Otherwise, with ``download``, the
+    download host is probed and TFDS downloads and prepares the dataset (MNIST ~11 MB,
+    CIFAR-10 ~160 MB).
+
+    Raises:
+        FileNotFoundError: not prepared, and ``download`` is False or the download host cannot
+            be reached (the message says how to prepare the data on another machine).
+    """
+    try:
+        return check_prepared(name, data_dir)
+    except FileNotFoundError as missing:
+        if not download:
+            raise DataNotPrepared(f"{missing} (download=False: not downloading)") from None
+        root, origin = resolve_data_dir(data_dir)
+        reachable, reason = probe(name)
+        if not reachable:
+            raise DataNotPrepared(
+                f"{missing} Downloading is not possible: {name}'s download host cannot be "
+                f"reached from this machine ({reason})."
+            ) from None
+    log(f"{name}: not prepared in {root} (from {origin}); downloading and preparing it there")
+    os.makedirs(root, exist_ok=True)
+    _download_and_prepare(name, root)
+    return check_prepared(name, data_dir)
 
 
 def resolve_data_dir(data_dir=None):
@@ -71,7 +132,13 @@ def check_prepared(name, data_dir=None):
     return root, version
 
 
-def load_images(name, split, data_dir=None):
+def prepare_sources(names, data_dir=None, *, download=True):
+    """``prepare`` for each of ``names`` (e.g. a task's image sources), before any work: a
+    recipe fails here in seconds, or downloads once, before it builds its model."""
+    return {name: prepare(name, data_dir, download=download) for name in dict.fromkeys(names)}
+
+
+def load_images(name, split, data_dir=None, *, download=True):
     """All images and labels of one split of MNIST or CIFAR-10, as read-only NumPy arrays.
 
     Decoded once per process and (name, split, data dir) and then served from memory; the
@@ -80,8 +147,9 @@ def load_images(name, split, data_dir=None):
     Args:
         name: ``"mnist"`` or ``"cifar10"``.
         split: ``"train"`` or ``"test"``.
-        data_dir: a prepared TFDS data dir; default ``TFDS_DATA_DIR`` or
-            ``~/tensorflow_datasets``.
+        data_dir: the TFDS data dir; default ``TFDS_DATA_DIR`` or ``~/tensorflow_datasets``.
+        download: on first use, download and prepare the dataset there if the machine can
+            reach its download host (``prepare``); ``False`` never touches the network.
 
     Returns:
         images uint8 (N, H, W, C) ((N, 28, 28, 1) MNIST, (N, 32, 32, 3) CIFAR-10) and labels
@@ -89,17 +157,20 @@ def load_images(name, split, data_dir=None):
 
     Raises:
         ValueError: unknown name or split.
-        FileNotFoundError: the data dir or the prepared dataset is missing (the message says
-            how to prepare it offline).
+        FileNotFoundError: the dataset is not prepared and cannot be downloaded (offline, or
+            ``download=False``); the message says how to prepare it on another machine.
 
     Example:
-        >>> images, labels = load_images("mnist", "test", data_dir="../shared/data/tfds")
+        >>> images, labels = load_images("mnist", "test")
         >>> images.shape, images.dtype, labels[:3]
         ((10000, 28, 28, 1), dtype('uint8'), array([2, 0, 4]))
     """
     _check_name(name)
     keys.check_split(split)
-    root, version = check_prepared(name, data_dir)
+    from pvr_keras.data.tf_setup import configure_devices  # TensorFlow decodes the files
+
+    configure_devices()  # first: under JAX its GPUs are hidden (JAX owns the accelerators)
+    root, version = prepare(name, data_dir, download=download)
     key = (name, split, root, version)
     with _LOCK:
         if key not in _CACHE:

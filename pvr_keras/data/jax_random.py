@@ -158,15 +158,15 @@ def uniform_int(bits, maxval):
 
 
 def uniform_wide(bits, maxval):
-    """Integers uniform in [0, maxval) for any maxval <= 2^52, as ``random.uniform_int``.
+    """Integers uniform in [0, maxval) for any maxval <= 2^53, as ``random.uniform_int``.
 
     Below 2^31 this is ``uniform_int``. Above, TensorFlow goes through a float64 in [0, 1):
     ``min(floor(float64(m * 2^-53) * maxval), maxval - 1)`` with m the top 53 bits. Without
     float64 the rounded product is rebuilt from the exact one, P = m * maxval (< 2^105):
     q = P >> 53 is the answer unless the round-to-nearest-even of P to 53 significant bits
     (a multiple of 2^e, e = bit length of q) carries it up to the next multiple of 2^53, which
-    happens exactly when q > 0 and P mod 2^53 >= 2^53 - 2^(e-1) (a tie rounds to the even
-    multiple, which for e < 53 is the upper one).
+    happens exactly when q > 0 and P mod 2^53 >= 2^53 - 2^(e-1), a tie going to the even
+    multiple: the upper one for e < 53, the upper one when q is odd for e = 53.
 
     Returns:
         (hi, lo) uint32 words of the result.
@@ -175,8 +175,8 @@ def uniform_wide(bits, maxval):
     if maxval < 2**31:
         value = uniform_int(bits, maxval).astype(jnp.uint32)
         return jnp.zeros_like(value), value
-    if maxval > 2**52:
-        raise ValueError(f"maxval must be at most 2^52 here; received {maxval}")
+    if maxval > 2**53:
+        raise ValueError(f"maxval must be at most 2^53 here; received {maxval}")
     hi, lo = bits
     # m = bits >> 11 as four 16-bit limbs (53 bits); maxval as four Python limbs.
     m_lo, m_hi = (hi << 21) | (lo >> 11), hi >> 11
@@ -188,11 +188,13 @@ def uniform_wide(bits, maxval):
     r_lo, r_hi = _limb_bits(product, 0, 32), _limb_bits(product, 32, 21)
     bit_length = jnp.where(q_hi > 0, 64 - lax.clz(q_hi), 32 - lax.clz(q_lo))  # e, 0 when q == 0
     half = jnp.maximum(bit_length, 1).astype(jnp.uint32) - 1  # e - 1
-    # threshold 2^53 - 2^(e-1) as (21-bit hi, lo) words; e <= 52 here.
+    # threshold 2^53 - 2^(e-1) as (21-bit hi, lo) words; e <= 53.
     t_hi = jnp.where(half >= 32, (1 << 21) - (u32(1) << (half - 32)), (1 << 21) - 1)
     t_lo = jnp.where(half >= 32, u32(0), u32(0) - (u32(1) << (half & 31)))
-    at_least = (r_hi > t_hi) | ((r_hi == t_hi) & (r_lo >= t_lo))
-    up = ((bit_length > 0) & at_least).astype(jnp.uint32)
+    above = (r_hi > t_hi) | ((r_hi == t_hi) & (r_lo > t_lo))
+    tie = (r_hi == t_hi) & (r_lo == t_lo)
+    even_above = (bit_length < 53) | ((q_lo & 1) == 1)  # the upper multiple is the even one
+    up = ((bit_length > 0) & (above | (tie & even_above))).astype(jnp.uint32)
     value = add64((q_hi, q_lo), (jnp.zeros_like(up), up))
     top = const64(maxval - 1)
     over = (value[0] > top[0]) | ((value[0] == top[0]) & (value[1] > top[1]))

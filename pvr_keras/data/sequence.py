@@ -14,7 +14,6 @@ from pvr_keras.data import token as token_data
 from pvr_keras.data.block import (
     batched_dataset,
     check_positive,
-    check_schedule,
     collect_arrays,
 )
 from pvr_keras.data.images import load_images
@@ -111,13 +110,13 @@ def sequence_dataset(
 
     Example:
         >>> ds = sequence_dataset(TokenTask(), 1000, split="train", seed=0,
-        ...                       data_dir="../shared/data/tfds")
+        ...                       data_dir="DIR")
         >>> x, y = next(iter(ds))
         >>> x.shape
         TensorShape([50, 11, 28, 28, 1])
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
-    check_schedule(epochs, first_epoch)
+    random.check_schedule(epochs, first_epoch)
     examples, key = make_examples(task, seed, split, holdout, data_dir)
     return batched_dataset(
         examples,
@@ -142,7 +141,7 @@ def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None
     Example:
         >>> task = TokenTask()
         >>> x, y, info = sequence_arrays(task, 4, split="test", seed=0,
-        ...                              data_dir="../shared/data/tfds")
+        ...                              data_dir="DIR")
         >>> bool((task.label(info["tokens"]) == y).all())
         True
     """

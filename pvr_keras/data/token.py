@@ -145,10 +145,14 @@ def token_dataset(
         holdout: holdout-k of Section 6.2 (0 = IID). Train never has a held-out tuple in its
             value window; test has only held-out tuples there.
         batch_size: examples per batch (the last batch of an epoch may be smaller).
-        shuffle: visit the examples in a new pseudo-random order each epoch.
-        epochs: number of passes (``None`` repeats forever, for ``fit(steps_per_epoch=...)``).
+        shuffle: visit the examples in a new pseudo-random order each epoch, keyed by the
+            epoch number. Iterated again (``model.fit(ds, epochs=N)`` does so once per
+            epoch), the dataset goes on to the next epoch's order.
+        epochs: passes per iteration (``None`` repeats forever, for
+            ``fit(steps_per_epoch=...)``).
         first_epoch: epoch number of the first pass; it keys the shuffle order, so a resumed
-            run sees the same order as an uninterrupted one.
+            run (``fit(..., initial_epoch=k)`` on ``first_epoch=k``) sees the same orders as
+            an uninterrupted one.
 
     Returns:
         ``tf.data.Dataset`` of (x int32 (batch, seq_len), y int32 (batch,)).
@@ -160,8 +164,7 @@ def token_dataset(
         (TensorShape([256, 11]), TensorShape([256]))
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
-    if epochs is not None:
-        _check_positive("epochs", epochs)
+    random.check_schedule(epochs, first_epoch)
     key = stream_key(task, seed, split, holdout)
     examples = make_examples(task, key, split, holdout)
     full, rest = divmod(num_examples, batch_size)
@@ -177,8 +180,12 @@ def token_dataset(
         x, y = examples(index)
         return (tf.reshape(x, [-1, batch_size, task.seq_len]), tf.reshape(y, [-1, batch_size]))
 
-    def last_batch(epoch):
-        index = random.epoch_order(num_examples, full * batch_size, rest, key, epoch, shuffle)
+    def last_batch(epoch, start):
+        # ``start`` comes in with the element: computed from constants alone (no shuffle),
+        # the indices would be a constant, and TF's graph optimiser, trying to fold the XLA
+        # call on them, logged NOT_FOUND "Failed to find definition for function
+        # __inference_examples_..." once per pass.
+        index = random.epoch_order(num_examples, start, rest, key, epoch, shuffle)
         return examples(index)
 
     def one_epoch(epoch):
@@ -189,16 +196,14 @@ def token_dataset(
         )
         ds = ds.unbatch()
         if rest:
-            ds = ds.concatenate(tf.data.Dataset.from_tensors(epoch).map(last_batch))
+            last = tf.data.Dataset.from_tensors((epoch, tf.constant(full * batch_size, tf.int64)))
+            ds = ds.concatenate(last.map(last_batch))
         return ds
 
-    epoch_ids = tf.data.Dataset.range(first_epoch, first_epoch + epochs if epochs else 2**62)
-    ds = epoch_ids.flat_map(one_epoch)
-    # flat_map hides the length; state it so Keras and progress bars know it.
     num_batches = full + (1 if rest else 0)
-    cardinality = num_batches * epochs if epochs else tf.data.INFINITE_CARDINALITY
-    ds = ds.apply(tf.data.experimental.assert_cardinality(cardinality))
-    return ds.prefetch(tf.data.AUTOTUNE)
+    return random.epochs_dataset(
+        one_epoch, num_batches, first_epoch=first_epoch, epochs=epochs, shuffle=shuffle
+    )
 
 
 def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):

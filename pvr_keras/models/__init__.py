@@ -9,6 +9,9 @@ Note: the submodules ``mlp``, ``transformer`` and ``mixer`` share their names wi
 builders; the package attributes are the builder functions (imported last, below).
 """
 
+# A saved model's optimizer holds the recipes' schedule: registered with the layers, so that
+# loading a .keras file needs only ``import pvr_keras.models``.
+import pvr_keras.training.schedules  # noqa: F401, I001
 from pvr_keras.models.mixer import mixer
 from pvr_keras.models.mlp import mlp, mlp2x
 from pvr_keras.models.resnet import resnet18

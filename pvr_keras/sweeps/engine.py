@@ -41,7 +41,7 @@ def train_token_run(run, run_dir, *, save_model=True, verbose=0, input=None):
             seq_len=task.seq_len,
             vocab=task.num_values,
             num_classes=task.num_classes,
-            **run.model_kwargs,
+            **run.model_arguments(),
         ),
         data,
         run.recipe(),

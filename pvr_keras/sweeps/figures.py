@@ -20,13 +20,11 @@ import pathlib
 
 import matplotlib
 import matplotlib.ticker
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from pvr_keras.sweeps.grid import FIELDS  # noqa: E402
-from pvr_keras.sweeps.results import ResultsDir  # noqa: E402
+from pvr_keras.sweeps.grid import FIELDS
+from pvr_keras.sweeps.results import ResultsDir
 
 FIGURES = {
     "size_window": {
@@ -185,16 +183,13 @@ def plot(records, spec, path, metric="test_accuracy"):
     panels = _sort({r["_panel"] for r in rows}) if len(panel_fields) else [()]
     ncols = min(4, len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    fig, axes = plt.subplots(
-        nrows,
-        ncols,
-        figsize=(max(6.4, 4.2 * ncols), 3.4 * nrows + 0.9),
-        squeeze=False,
-        sharey=True,
-    )
+    # A Figure, not pyplot: plotting never switches the program's matplotlib backend.
+    fig = Figure(figsize=(max(6.4, 4.2 * ncols), 3.4 * nrows + 0.9))
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
     line_values = _sort({r[line] for r in rows})
     colors = {
-        v: plt.cm.viridis(i / max(1, len(line_values) - 1) * 0.9) for i, v in enumerate(line_values)
+        v: matplotlib.colormaps["viridis"](i / max(1, len(line_values) - 1) * 0.9)
+        for i, v in enumerate(line_values)
     }
     for ax, panel in zip(axes.flat, panels, strict=False):
         mine = [r for r in rows if r["_panel"] == panel]
@@ -257,7 +252,6 @@ def plot(records, spec, path, metric="test_accuracy"):
     fig.text(0.01, 0.005, note, fontsize=7, va="bottom", wrap=True)
     fig.tight_layout(rect=(0, 0.09 if spec["discard_below"] is not None else 0.06, 1, 0.97))
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return rows
 
 

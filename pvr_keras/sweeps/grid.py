@@ -10,10 +10,15 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 
 from pvr_keras.tasks import TokenTask
+from pvr_keras.training.recipe import TOKEN
 
 ID_HASH_CHARS = 10
+# The token architectures (``pvr_keras.models.TOKEN_MODELS``, spelled out here so that runs
+# are checked without importing Keras; a test keeps the two equal).
+TOKEN_MODELS = ("mlp", "mlp2x", "transformer", "mixer")
 
 
 def _check_int(name, value, minimum):
@@ -46,17 +51,16 @@ class TokenRun:
     seed: int = 0
     window_mode: str = "cyclic"
     test_examples: int = 10_000
-    epochs: int = 200
-    warmup_epochs: int = 10
-    min_steps: int = 800
-    batch_size: int = 1024
-    learning_rate: float = 0.05
+    epochs: int = TOKEN.epochs  # the paper's token recipe (training.TOKEN) by default
+    warmup_epochs: int = TOKEN.warmup_epochs
+    min_steps: int = TOKEN.min_steps
+    batch_size: int = TOKEN.batch_size
+    learning_rate: float = TOKEN.learning_rate
     model_kwargs: dict = dataclasses.field(default_factory=dict)
     holdout_values: tuple[int, ...] | None = None
+    width: float = 1.0
 
     def __post_init__(self):
-        from pvr_keras.models import TOKEN_MODELS  # keras only when runs are built
-
         if self.model not in TOKEN_MODELS:
             raise ValueError(
                 f"model must be one of {', '.join(TOKEN_MODELS)}; received {self.model!r}"
@@ -73,6 +77,16 @@ class TokenRun:
         _check_int("min_steps", self.min_steps, 0)
         if not isinstance(self.model_kwargs, dict):
             raise ValueError(f"model_kwargs must be a dict; received {self.model_kwargs!r}")
+        if isinstance(self.width, bool) or not isinstance(self.width, int | float):
+            raise ValueError(f"width must be a number > 0; received {self.width!r}")
+        if not (math.isfinite(self.width) and self.width > 0):
+            raise ValueError(f"width must be a number > 0; received {self.width!r}")
+        object.__setattr__(self, "width", float(self.width))
+        if self.width != 1 and self.model_kwargs:
+            raise ValueError(
+                f"give width (a scale of the paper's widths) or model_kwargs, not both; "
+                f"received width={self.width}, model_kwargs={self.model_kwargs}"
+            )
         if isinstance(self.learning_rate, int) and not isinstance(self.learning_rate, bool):
             # 1 and 1.0 are one configuration: one id.
             object.__setattr__(self, "learning_rate", float(self.learning_rate))
@@ -90,8 +104,6 @@ class TokenRun:
 
     def recipe(self):
         """The paper's token recipe with this run's overrides."""
-        from pvr_keras.training.recipe import TOKEN
-
         return dataclasses.replace(
             TOKEN,
             epochs=self.epochs,
@@ -104,13 +116,23 @@ class TokenRun:
     def to_dict(self):
         """The config as a JSON-ready dict (what run records and result lines store).
 
-        ``holdout_values`` is left out while it is the default (None), so the ids of runs
-        made before the field existed do not change.
+        Fields added later are left out while they hold their default (``holdout_values``
+        None, ``width`` 1), so the ids of runs recorded before they existed do not change.
         """
         fields = dataclasses.asdict(self)
-        if fields["holdout_values"] is None:
-            del fields["holdout_values"]
+        for name, default in LATER_FIELDS.items():
+            if fields[name] == default:
+                del fields[name]
         return json.loads(json.dumps(fields))
+
+    def model_arguments(self):
+        """Keyword arguments of this run's model builder: ``model_kwargs``, or the paper's
+        widths scaled by ``width``."""
+        if self.width != 1:
+            from pvr_keras.models.scaling import width_kwargs
+
+            return width_kwargs(self.model, self.width)
+        return dict(self.model_kwargs)
 
     @property
     def run_id(self):
@@ -124,6 +146,8 @@ class TokenRun:
             parts.append(f"h{self.holdout}")
             if self.holdout_values is not None:
                 parts.append("of" + "".join(map(str, self.holdout_values)))
+        if self.width != 1:
+            parts.append(f"x{self.width:g}")
         parts += [f"n{self.num_examples}", f"s{self.seed}", digest]
         return "-".join(parts)
 
@@ -142,6 +166,8 @@ class TokenRun:
 
 
 FIELDS = tuple(f.name for f in dataclasses.fields(TokenRun))
+# Fields added after results were recorded, with the default that leaves them out of the id.
+LATER_FIELDS = {"holdout_values": None, "width": 1.0}
 
 
 def expand(axes, base=None):

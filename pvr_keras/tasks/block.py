@@ -111,6 +111,11 @@ class BlockTask:
         return "mnist"
 
     @property
+    def sources(self):
+        """The image datasets this task draws from: pointer first, then the values'."""
+        return tuple(dict.fromkeys((self.pointer_source, self.values)))
+
+    @property
     def source_size(self):
         """Side of the largest source image used (28 MNIST, 32 CIFAR-10)."""
         return SOURCE_SHAPES[self.values][0]

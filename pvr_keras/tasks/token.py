@@ -26,6 +26,8 @@ import numpy as np
 from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregation
 
 WINDOW_MODES = ("cyclic", "restricted")
+MAX_VALUES = 2**31 - 1  # tokens and labels are int32
+MAX_WINDOW_CODES = 2**53  # holdout draws a window as one integer below num_values**window
 
 
 def check_int(name, value, minimum):
@@ -69,6 +71,10 @@ class TokenTask:
     def __post_init__(self):
         check_int("seq_len", self.seq_len, 2)
         check_int("num_values", self.num_values, 2)
+        if self.num_values > MAX_VALUES:
+            raise ValueError(
+                f"num_values must be <= {MAX_VALUES} (tokens are int32); received {self.num_values}"
+            )
         check_int("window", self.window, 1)
         if self.window > self.num_positions:
             raise ValueError(
@@ -173,6 +179,11 @@ class TokenTask:
                 f"holdout permutes the values 0..window-1, which needs window <= num_values "
                 f"({self.num_values}); received window {self.window}"
             )
+        if holdout and self.num_values**self.window > MAX_WINDOW_CODES:
+            raise ValueError(
+                f"holdout needs num_values**window <= 2**53 (each window is drawn as one "
+                f"integer); received {self.num_values}**{self.window}"
+            )
         return int(holdout)
 
     @property
@@ -189,7 +200,8 @@ class TokenTask:
         Returns (k, window) int64."""
         k = self.check_holdout(holdout)
         perms = itertools.islice(itertools.permutations(self.held_out_base), k)
-        return np.array(list(perms), np.int64).reshape(k, self.window)
+        flat = np.fromiter(itertools.chain.from_iterable(perms), np.int64, count=k * self.window)
+        return flat.reshape(k, self.window)
 
 
 __all__ = ["AGGREGATIONS", "WINDOW_MODES", "TokenTask"]

@@ -1,18 +1,35 @@
-"""Training: the paper's recipes, the fit glue with run records, and resume after a kill."""
+"""Training: the paper's recipes, the fit glue with run records, and resume after a kill.
 
-from pvr_keras.training.loop import TrainData, compile_model, train
-from pvr_keras.training.recipe import RECIPES, TOKEN, VISUAL, TrainRecipe
-from pvr_keras.training.records import read_record
-from pvr_keras.training.schedules import WarmupCosine
+The names below load on first use, so that ``pvr_keras.training.recipe`` (and a recipe's
+config checks) can be imported without Keras or TensorFlow.
+"""
 
-__all__ = [
-    "RECIPES",
-    "TOKEN",
-    "VISUAL",
-    "TrainData",
-    "TrainRecipe",
-    "WarmupCosine",
-    "compile_model",
-    "read_record",
-    "train",
-]
+import importlib
+
+_EXPORTS = {
+    "TrainData": "loop",
+    "compile_model": "loop",
+    "train": "loop",
+    "RECIPES": "recipe",
+    "TOKEN": "recipe",
+    "VISUAL": "recipe",
+    "TrainRecipe": "recipe",
+    "read_record": "records",
+    "WarmupCosine": "schedules",
+    "load_run": "evaluate",
+    "FinishedRun": "evaluate",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'pvr_keras.training' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"pvr_keras.training.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

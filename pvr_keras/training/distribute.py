@@ -335,6 +335,10 @@ def setup(devices=None):
 def _setup_tensorflow(devices):
     import tensorflow as tf
 
+    from pvr_keras.data.tf_setup import configure_devices
+
+    configure_devices()  # memory growth, before the strategy initialises the GPUs
+
     if os.environ.get("TF_CONFIG"):
         cluster, task_type, index = parse_tf_config(os.environ["TF_CONFIG"])
         strategy = tf.distribute.MultiWorkerMirroredStrategy()

@@ -89,10 +89,25 @@ class _EpochRecorder(keras.callbacks.Callback):
         )
 
 
+@dataclasses.dataclass
+class _Options:
+    """What ``train`` was asked for, beside the model, the data and the folder."""
+
+    recipe: Any
+    config: dict
+    seed: int
+    verbose: Any
+    keep_checkpoint: bool
+    title: str
+    save_model: bool
+    callbacks: list
+
+
 class _Run:
-    def __init__(self, out_dir, data):
+    def __init__(self, out_dir, data, options):
         self.out_dir = pathlib.Path(out_dir)
         self.data = data
+        self.options = options
         self.checkpoint = Checkpoint(self.out_dir / "checkpoint")
         self.saw_nan = False
         self.t_start = time.perf_counter()
@@ -129,6 +144,7 @@ def train(
     save_model=False,
     devices=None,
     distribution=None,
+    callbacks=None,
 ):
     """Trains a model with a recipe and writes its run record into ``out_dir``.
 
@@ -153,6 +169,9 @@ def train(
             accelerators, else the CPU; N the first N devices. The global batch is the recipe's.
         distribution: a ``distribute.Placement`` made by ``distribute.setup`` at the start of
             the program (needed for multi-host runs), instead of ``devices``.
+        callbacks: more Keras callbacks for ``fit`` (e.g. ``keras.callbacks.TensorBoard``,
+            ``EarlyStopping``), called after the run's own, which records and checkpoints
+            each epoch (so a resumed run continues with what they saw).
 
     Returns:
         The run record dict (also in ``out_dir/record.json``).
@@ -163,18 +182,43 @@ def train(
     elif devices is not None:
         raise ValueError(f"give devices or distribution, not both; received devices={devices}")
     data = distribution.distribute_data(data)
-    run = _Run(distribution.run_dir(out_dir), data)
-    record_path = run.out_dir / "record.json"
-    if record_path.exists():
-        found = records.read_record(record_path)
-        if found.get("config") != config:
-            raise ValueError(
-                f"{run.out_dir} holds a run of another configuration; use another out folder "
-                f"or delete it. Found {found.get('config')}, asked {config}"
-            )
-        if found.get("status") != "running" and run.checkpoint.latest() is None:
-            print(f"{run.out_dir}: run already complete, not training again")
+    options = _Options(recipe, config, seed, verbose, keep_checkpoint, title, save_model,
+                       list(callbacks or []))  # fmt: skip
+    run = _Run(distribution.run_dir(out_dir), data, options)
+    found = _finished_record(run, config)  # read-only: a refused or finished folder stays as is
+    if found is not None:
+        return found
+    with records.RunLock(run.out_dir):  # one process per run folder
+        found = _finished_record(run, config)  # finished while we waited for the lock?
+        if found is not None:
             return found
+        return _train(run, build_model, distribution)
+
+
+def _finished_record(run, config):
+    """The record of the finished run in ``run.out_dir``, None if there is none to return.
+
+    Raises:
+        ValueError: the folder holds a run of another configuration.
+    """
+    record_path = run.out_dir / "record.json"
+    if not record_path.exists():
+        return None
+    found = records.read_record(record_path)
+    if found.get("config") != config:
+        raise ValueError(
+            f"{run.out_dir} holds a run of another configuration; use another out folder "
+            f"or delete it. Found {found.get('config')}, asked {config}"
+        )
+    if found.get("status") != "running" and run.checkpoint.latest() is None:
+        print(f"{run.out_dir}: run already complete, not training again")
+        return found
+    return None
+
+
+def _train(run, build_model, distribution):
+    data, options = run.data, run.options
+    recipe, config, seed = options.recipe, options.config, options.seed
     with distribution.scope():
         keras.utils.set_random_seed(seed)
         model = compile_model(build_model(), recipe, data.num_examples)
@@ -220,8 +264,12 @@ def train(
                 steps_per_epoch=steps,
                 validation_data=data.test,
                 shuffle=False,  # the dataset reshuffles itself each epoch
-                callbacks=[keras.callbacks.TerminateOnNaN(), _EpochRecorder(run)],
-                verbose=verbose,
+                callbacks=[
+                    keras.callbacks.TerminateOnNaN(),
+                    _EpochRecorder(run),
+                    *options.callbacks,
+                ],
+                verbose=options.verbose,
             )
     final_evals = {}
     with distribution.scope():
@@ -229,14 +277,19 @@ def train(
             result = model.evaluate(dataset, verbose=0, return_dict=True)
             final_evals[f"{name}_accuracy"] = float(result["accuracy"])
             final_evals[f"{name}_loss"] = float(result["loss"])
-    if save_model:  # written whole, then renamed: a kill leaves no half model
-        tmp = run.out_dir / f".tmp{os.getpid()}.model.keras"
+    if options.save_model:  # written whole, then renamed: a kill leaves no half model
+        tmp = run.out_dir / f".tmp{os.getpid()}.model.keras"  # Keras wants the .keras suffix
         model.save(tmp)
         os.replace(tmp, run.out_dir / "model.keras")
-    return _finish(run, recipe, keep_checkpoint, title, final_evals)
+    return _finish(run, final_evals)
 
 
-def _finish(run, recipe, keep_checkpoint, title, final_evals):
+def _finish(run, final_evals):
+    recipe, keep_checkpoint, title = (
+        run.options.recipe,
+        run.options.keep_checkpoint,
+        run.options.title,
+    )
     record = run.record
     history = record["history"]
     final_train = history["train_eval_accuracy"][-1] if history["epoch"] else None

@@ -1,15 +1,17 @@
-"""Learning-curve plots from a run's history."""
+"""Learning-curve plots from a run's history.
 
-import matplotlib
+Drawn on a ``matplotlib.figure.Figure`` (no pyplot), so that plotting never switches the
+program's matplotlib backend (a notebook keeps its own).
+"""
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure
 
 
 def learning_curve(history, path, title=""):
     """Saves train/test accuracy and loss per epoch as a PNG at ``path``."""
     epochs = history["epoch"]
-    fig, (acc, loss) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig = Figure(figsize=(10, 3.8))
+    acc, loss = fig.subplots(1, 2)
     acc.plot(epochs, history["train_accuracy"], label="train (running, during epoch)", alpha=0.6)
     acc.plot(epochs, history["train_eval_accuracy"], label="train (evaluated after epoch)")
     acc.plot(epochs, history["test_accuracy"], label="test")
@@ -24,5 +26,4 @@ def learning_curve(history, path, title=""):
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
     return path

@@ -3,11 +3,33 @@
 import dataclasses
 import math
 
-import keras
+# Appendix A's sweep: SGD (with momentum), Adam, Adagrad, LAMB.
+OPTIMIZERS = ("sgd", "adam", "adagrad", "lamb")
 
-from pvr_keras.training.schedules import WarmupCosine
 
-OPTIMIZERS = ("sgd", "adam")
+def make_optimizer(name, learning_rate, *, momentum=0.9, weight_decay=1e-5):
+    """A Keras optimizer of the paper's sweep, with decoupled weight decay (0: none).
+
+    Example:
+        >>> type(make_optimizer("lamb", 0.01)).__name__
+        'Lamb'
+    """
+    import keras
+
+    decay = weight_decay or None
+    if name == "sgd":
+        return keras.optimizers.SGD(learning_rate, momentum=momentum, weight_decay=decay)
+    if name == "adam":
+        return keras.optimizers.Adam(learning_rate, weight_decay=decay)
+    if name == "adagrad":
+        return keras.optimizers.Adagrad(learning_rate, weight_decay=decay)
+    if name == "lamb":
+        return keras.optimizers.Lamb(learning_rate, weight_decay=decay)
+    raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; received {name!r}")
+
+
+def _finite(value):
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -15,7 +37,8 @@ class TrainRecipe:
     """How to train: optimizer, learning rate and its schedule, batch size and length.
 
     Attributes:
-        optimizer: ``"sgd"`` (with ``momentum``) or ``"adam"``.
+        optimizer: ``"sgd"`` (with ``momentum``), ``"adam"``, ``"adagrad"`` or ``"lamb"``
+            (the optimizers of the paper's sweep, Appendix A).
         learning_rate: base learning rate.
         momentum: SGD momentum.
         weight_decay: decoupled weight decay (Keras optimizers' ``weight_decay``).
@@ -52,8 +75,20 @@ class TrainRecipe:
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; received {value!r}")
-        if self.learning_rate <= 0:
-            raise ValueError(f"learning_rate must be > 0; received {self.learning_rate}")
+        for name in ("warmup_epochs", "min_steps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0; received {value!r}")
+        if not _finite(self.learning_rate) or self.learning_rate <= 0:
+            raise ValueError(
+                f"learning_rate must be a finite number > 0; received {self.learning_rate}"
+            )
+        for name in ("momentum", "weight_decay"):
+            value = getattr(self, name)
+            if not _finite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0; received {value!r}")
+        if not _finite(self.failed_below) or not 0 <= self.failed_below <= 1:
+            raise ValueError(f"failed_below must be in [0, 1]; received {self.failed_below!r}")
 
     def steps_per_epoch(self, num_examples):
         return math.ceil(num_examples / self.batch_size)
@@ -64,16 +99,17 @@ class TrainRecipe:
 
     def make_optimizer(self, num_examples):
         """A fresh Keras optimizer with this recipe's schedule for a training set size."""
+        from pvr_keras.training.schedules import WarmupCosine
+
         steps = self.steps_per_epoch(num_examples)
         if self.schedule == "cosine":
             total = steps * self.num_epochs(num_examples)
             lr = WarmupCosine(self.learning_rate, min(steps * self.warmup_epochs, total), total)
         else:
             lr = self.learning_rate
-        decay = self.weight_decay or None
-        if self.optimizer == "sgd":
-            return keras.optimizers.SGD(lr, momentum=self.momentum, weight_decay=decay)
-        return keras.optimizers.Adam(lr, weight_decay=decay)
+        return make_optimizer(
+            self.optimizer, lr, momentum=self.momentum, weight_decay=self.weight_decay
+        )
 
 
 # Token tasks: SGD momentum 0.9, weight decay 1e-5, batch 1024, 200 epochs, cosine from 0.05

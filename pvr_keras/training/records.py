@@ -22,6 +22,8 @@ import socket
 import sys
 import time
 
+from pvr_keras.files import atomic_write_text
+
 FORMAT = "pvr-keras/run-record"
 FORMAT_VERSION = 1
 HISTORY_COLUMNS = (
@@ -34,18 +36,6 @@ HISTORY_COLUMNS = (
     "learning_rate",
     "epoch_seconds",
 )
-
-
-def atomic_write_text(path, text):
-    """Writes ``text`` to ``path`` so readers see the old or the new file, never a mix."""
-    path = pathlib.Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def versions():
@@ -123,6 +113,50 @@ def read_record(path):
             f"{record.get('format')!r}, version={record.get('format_version')!r})"
         )
     return record
+
+
+class RunLock:
+    """An exclusive lock on a run folder while a process trains into it (``with RunLock(dir)``).
+
+    A second process asking for the same folder fails at once, saying which process holds
+    it, instead of the two overwriting each other's checkpoints. The operating system drops
+    the lock when its process dies, so a killed run never leaves a stale one.
+
+    Raises (on enter):
+        RuntimeError: another process holds the folder.
+    """
+
+    NAME = ".lock"
+
+    def __init__(self, folder):
+        self.path = pathlib.Path(folder) / self.NAME
+        self._file = None
+
+    def __enter__(self):
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(self.path, "a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise RuntimeError(
+                f"{self.path.parent} is in use by {holder}: one run per folder at a time "
+                f"(wait for it, or use another out folder)"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+        handle.flush()
+        self._file = handle
+        return self
+
+    def __exit__(self, *exc):
+        self._file.close()  # closing releases the lock
+        self._file = None
 
 
 def now():

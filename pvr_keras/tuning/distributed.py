@@ -74,10 +74,9 @@ def configure(tuner_id=None, oracle_ip=None, oracle_port=None, *, chief_timeout=
     os.environ[ENV_ORACLE_PORT] = str(port)
     if "chief" in str(tuner_id):
         return "chief"
-    from keras_tuner.src.distribute import oracle_client
+    from pvr_keras import compat
 
-    # keras-tuner's client waits TIMEOUT (an hour) for every call to the chief.
-    oracle_client.TIMEOUT = float(chief_timeout)
+    compat.set_chief_timeout(chief_timeout)  # keras-tuner's own wait is an hour per call
     wait_for_chief(ip, port, chief_timeout)
     return "worker"
 
@@ -121,7 +120,8 @@ def search(tuner, *args, **kwargs):
     until the chief has none left; alone it runs the whole search.
     """
     import grpc
-    from keras_tuner.src.distribute import oracle_client
+
+    from pvr_keras import compat
 
     try:
         return tuner.search(*args, **kwargs)
@@ -129,7 +129,7 @@ def search(tuner, *args, **kwargs):
         address = f"{os.environ.get(ENV_ORACLE_IP)}:{os.environ.get(ENV_ORACLE_PORT)}"
         raise RuntimeError(
             f"lost the keras-tuner chief at {address} ({e.code().name}: no answer within "
-            f"{oracle_client.TIMEOUT:g} s). Start the chief again on the same directory and "
+            f"{compat.chief_timeout():g} s). Start the chief again on the same directory and "
             "project (it reloads the search and queues unfinished trials for retry), then the "
             "workers"
         ) from e

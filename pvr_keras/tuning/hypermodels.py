@@ -11,37 +11,17 @@ import math
 import keras
 import keras_tuner
 
-from pvr_keras import data, models
+from pvr_keras import compat, data, models
 from pvr_keras.models import TOKEN_MODELS
 from pvr_keras.tasks import TokenTask
+from pvr_keras.training.recipe import OPTIMIZERS, make_optimizer
 from pvr_keras.training.schedules import WarmupCosine
 
-OPTIMIZERS = ("sgd", "adam", "adagrad", "lamb")
 LEARNING_RATES = (1e-3, 4e-1)
 BATCH_SIZES = (128, 256, 512, 1024, 2048, 4096)
 TUNERS = ("random", "hyperband", "bayesian")
 OBJECTIVE = "val_accuracy"
 EVAL_BATCH_SIZE = 4096
-
-
-def make_optimizer(name, learning_rate, *, momentum=0.9, weight_decay=1e-5):
-    """A Keras optimizer of the paper's sweep: ``sgd`` (with momentum), ``adam``, ``adagrad``
-    or ``lamb``, each with decoupled weight decay.
-
-    Example:
-        >>> type(make_optimizer("lamb", 0.01)).__name__
-        'Lamb'
-    """
-    decay = weight_decay or None
-    if name == "sgd":
-        return keras.optimizers.SGD(learning_rate, momentum=momentum, weight_decay=decay)
-    if name == "adam":
-        return keras.optimizers.Adam(learning_rate, weight_decay=decay)
-    if name == "adagrad":
-        return keras.optimizers.Adagrad(learning_rate, weight_decay=decay)
-    if name == "lamb":
-        return keras.optimizers.Lamb(learning_rate, weight_decay=decay)
-    raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; received {name!r}")
 
 
 def _check_subset(name, values, allowed):
@@ -201,26 +181,10 @@ class TokenHyperModel(keras_tuner.HyperModel):
         )
 
 
-class _TensorBoardOnlyIfUsed:
-    """keras-tuner 1.4 imports tensorboard in every trial on TensorFlow, with or without a
-    TensorBoard callback, and TensorFlow 2.21 no longer installs tensorboard: import it only
-    when a TensorBoard callback asks for it."""
-
-    def _configure_tensorboard_dir(self, callbacks, trial, execution=0):
-        if any(type(c).__name__ == "TensorBoard" for c in callbacks):
-            super()._configure_tensorboard_dir(callbacks, trial, execution)
-
-
-class RandomSearch(_TensorBoardOnlyIfUsed, keras_tuner.RandomSearch):
-    pass
-
-
-class Hyperband(_TensorBoardOnlyIfUsed, keras_tuner.Hyperband):
-    pass
-
-
-class BayesianOptimization(_TensorBoardOnlyIfUsed, keras_tuner.BayesianOptimization):
-    pass
+# keras-tuner's tuners, without its unconditional tensorboard import (pvr_keras.compat).
+RandomSearch = compat.tensorboard_only_if_used(keras_tuner.RandomSearch)
+Hyperband = compat.tensorboard_only_if_used(keras_tuner.Hyperband)
+BayesianOptimization = compat.tensorboard_only_if_used(keras_tuner.BayesianOptimization)
 
 
 def make_tuner(

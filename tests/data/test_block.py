@@ -2,7 +2,8 @@
 
 Mechanics run on ``tfds.testing.mock_data`` (random images and labels, the same for train and
 test); the checks that need real digits (Figure 6 holdout, images from the matching split)
-read the prepared data dir ``../shared/data/tfds``.
+read prepared real data (the ``tfds_dir`` fixture: ``TFDS_DATA_DIR``; CI points it at
+its copy in ``../shared/data/tfds``).
 """
 
 import keras
@@ -252,7 +253,7 @@ def test_real_cifar_values_with_mnist_pointer(tfds_dir):
         ({"seed": -1}, "seed must be a non-negative integer; received -1"),
         ({"holdout": 1}, "holdout must be True or False; received 1"),
         ({"task": BlockTask(grid=3), "holdout": True}, "2x2 grids only"),
-        ({"epochs": 0}, "epochs must be a positive integer; received 0"),
+        ({"epochs": 0}, "epochs must be a positive integer or None; received 0"),
         ({"first_epoch": -1}, "first_epoch must be a non-negative integer; received -1"),
         ({"dtype": "float16"}, "dtype must be one of float32, uint8; received 'float16'"),
     ],

@@ -64,7 +64,9 @@ def _near_rounding_boundaries(maxval, rng, count=300):
 
 
 @pytest.mark.parametrize(
-    "maxval", [2**31, 2**31 + 1, 10**10 - 5, 10**10, 3**30, 2**40 + 12_345, 2**52]
+    "maxval",
+    [2**31, 2**31 + 1, 10**10 - 5, 10**10, 3**30, 2**40 + 12_345, 2**52, 21**12, 2**53 - 1]
+    + [2**53],
 )
 def test_wide_uniform_int_equals_tf_float64_path(maxval):
     # Above 2^31 TensorFlow goes through float64; the twin rebuilds its rounding exactly.
@@ -73,7 +75,7 @@ def test_wide_uniform_int_equals_tf_float64_path(maxval):
     bits = np.concatenate([bits, np.array(_near_rounding_boundaries(maxval, rng), np.uint64)])
     exact = [(b >> 11) * maxval >> 53 for b in map(int, bits)]
     expected = tf_random.uniform_int(tf.constant(bits), maxval).numpy()
-    if maxval & (maxval - 1):  # not a power of 2: the boundaries really exercise rounding
+    if maxval < 2**52 and maxval & (maxval - 1):  # the boundaries really exercise rounding
         assert (expected != np.array(exact)).any()
     got = jax.jit(lambda h, lo: jax_random.uniform_wide((h, lo), maxval))(*_pair(bits))
     np.testing.assert_array_equal(_u64(got).astype(np.int64), expected)
@@ -156,6 +158,24 @@ def test_stream_equals_token_dataset_over_shuffled_epochs(first_epoch):
         np.testing.assert_array_equal(y, ey)
 
 
+def test_reading_a_shuffled_stream_again_goes_on_to_the_next_epochs():
+    # As token_dataset (random.epochs_dataset): fit(stream, epochs=N) sees N orders.
+    task = TokenTask(window=2)
+    kwargs = dict(batch_size=64, seed=1, epochs=2)
+    stream = device.token_stream(task, 300, **kwargs)
+    dataset = data.token_dataset(task, 300, **kwargs)
+    for _ in range(2):  # epochs 0-1, then 2-3
+        got = _batches(stream)
+        expected = [(x.numpy(), y.numpy()) for x, y in dataset]
+        for (x, y), (ex, ey) in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(x, ex)
+            np.testing.assert_array_equal(y, ey)
+    later = _batches(device.token_stream(task, 300, first_epoch=2, **kwargs))
+    np.testing.assert_array_equal(got[0][0], later[0][0])
+    plain = device.token_stream(task, 300, batch_size=64, shuffle=False)
+    np.testing.assert_array_equal(_batches(plain)[0][0], _batches(plain)[0][0])
+
+
 def test_batches_do_not_depend_on_chunking():
     task = TokenTask(window=3)
     base = device.token_stream(task, 1000, batch_size=64, seed=2)
@@ -199,9 +219,19 @@ def test_bad_arguments(kwargs, match):
         device.token_stream(task, n, **args)
 
 
-def test_too_wide_holdout_is_refused_with_the_way_out():
-    task = TokenTask(seq_len=17, num_values=16, window=14)
-    with pytest.raises(ValueError, match=r"num_values \*\* window <= 2\^52; received 16 \*\* 14"):
+def test_holdout_at_the_task_limit_equals_tf():
+    # 21^12 > 2^52: the float64 draw's last rounding case (53 significant bits) in play.
+    task = TokenTask(seq_len=13, num_values=21, window=12)
+    for split in ("train", "test"):
+        x, y = device.token_arrays(task, 2000, split=split, seed=4, holdout=3)
+        expected_x, expected_y = data.token_arrays(task, 2000, split=split, seed=4, holdout=3)
+        np.testing.assert_array_equal(x, expected_x)
+        np.testing.assert_array_equal(y, expected_y)
+
+
+def test_wide_holdout_with_huge_vocabularies_is_refused_with_the_way_out():
+    task = TokenTask(seq_len=3, num_values=2**16, window=2)
+    with pytest.raises(ValueError, match=r"num_values < 2\^16; received 65536 \(use the tf.data"):
         device.token_stream(task, 10, holdout=1)
 
 

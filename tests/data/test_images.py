@@ -92,8 +92,9 @@ def test_unknown_name_or_split():
 
 def test_missing_data_dir_names_the_fix(tmp_path):
     missing = tmp_path / "nowhere"
-    with pytest.raises(FileNotFoundError, match=r"does not exist.*tfds build mnist --data_dir"):
+    with pytest.raises(FileNotFoundError, match=r"does not exist.*prepare_data.py DIR"):
         data.load_images("mnist", "train", data_dir=missing)
+    assert not missing.exists()  # nothing written when the download is impossible
 
 
 def test_unprepared_dataset_names_the_fix_and_found_versions(tmp_path):
@@ -113,12 +114,82 @@ def test_default_data_dir_is_home(tmp_path, monkeypatch):
         data.load_images("mnist", "train")
 
 
+def _fake_download(calls):
+    """A stand-in for TFDS's download_and_prepare: writes what a prepared dir holds."""
+
+    def download(name, root):
+        calls.append((name, root))
+        _fake_prepared_one(pathlib.Path(root), name)
+
+    return download
+
+
+def _fake_prepared_one(root, name):
+    version = str(tfds.builder_cls(name).VERSION)
+    (root / name / version).mkdir(parents=True)
+    (root / name / version / "dataset_info.json").write_text("{}")
+
+
+def test_online_first_use_downloads_into_the_data_dir(tmp_path, monkeypatch, capsys):
+    calls, probes = [], []
+    monkeypatch.setattr(
+        images, "probe", lambda name, timeout=None: probes.append(name) or (True, "")
+    )
+    monkeypatch.setattr(images, "_download_and_prepare", _fake_download(calls))
+    root = tmp_path / "new_dir"  # does not exist yet, like ~/tensorflow_datasets on a new machine
+    monkeypatch.setenv("TFDS_DATA_DIR", str(root))
+    with tfds.testing.mock_data(num_examples=7):
+        x, _ = data.load_images("mnist", "test")
+        again = data.load_images("mnist", "train")  # prepared now: no second download
+    assert calls == [("mnist", str(root))] and probes == ["mnist"]
+    assert x.shape == (7, 28, 28, 1) and again[0].shape == (7, 28, 28, 1)
+    assert f"mnist: not prepared in {root}" in capsys.readouterr().out
+
+
+def test_download_false_never_probes(tmp_path, monkeypatch):
+    def fail(*args, **kwargs):
+        raise AssertionError("network touched")
+
+    monkeypatch.setattr(images, "probe", fail)
+    monkeypatch.setattr(images, "_download_and_prepare", fail)
+    with pytest.raises(FileNotFoundError, match="download=False"):
+        data.load_images("mnist", "test", data_dir=tmp_path, download=False)
+    _fake_prepared_one(tmp_path, "mnist")  # prepared: download=False reads it
+    with tfds.testing.mock_data(num_examples=3):
+        assert data.load_images("mnist", "test", data_dir=tmp_path, download=False)[0].shape[0] == 3
+
+
+def test_offline_probe_refuses_before_any_download(tmp_path, monkeypatch):
+    monkeypatch.setattr(images, "probe", lambda name, timeout=None: (False, "host:443: no route"))
+    with pytest.raises(FileNotFoundError) as err:
+        images.prepare("cifar10", tmp_path)
+    message = str(err.value)
+    assert "cannot be reached from this machine (host:443: no route)" in message
+    assert "is not prepared in TFDS data dir" in message
+    assert "python tools/prepare_data.py DIR" in message and str(tmp_path) in message
+
+
+def test_probe_reports_a_refused_connection_fast(monkeypatch):
+    """The real probe against a closed local port (no network): False with the reason."""
+    import time
+
+    monkeypatch.undo()  # the real probe, not conftest's offline stand-in
+    monkeypatch.setitem(images.DOWNLOAD_HOSTS, "mnist", ("127.0.0.1", 9))
+    start = time.perf_counter()
+    ok, reason = images.probe("mnist", timeout=2)
+    assert not ok and reason.startswith("127.0.0.1:9: ") and time.perf_counter() - start < 3
+
+
 def test_offline_unprepared_fails_fast_in_a_fresh_process(tmp_path):
-    """A user's first call on an air-gapped machine: no retry loop, a message with the fix."""
+    """A user's first call on an air-gapped machine: no retry loop, a message with the fix.
+
+    The probe's host is a closed local port here, so the test never uses the network."""
     script = textwrap.dedent(
         """
         import time
         from pvr_keras import data
+        from pvr_keras.data import images
+        images.DOWNLOAD_HOSTS["mnist"] = ("127.0.0.1", 9)
         start = time.perf_counter()
         try:
             data.load_images("mnist", "train")
@@ -142,4 +213,5 @@ def test_offline_unprepared_fails_fast_in_a_fresh_process(tmp_path):
     seconds, message = done.stdout.split("\n", 1)
     assert float(seconds) < 10, f"load_images took {seconds} s to fail"
     assert total < 30, f"the whole process (TF import included) took {total:.1f} s"
-    assert "tfds build mnist --data_dir DIR" in message and str(tmp_path) in message
+    assert "python tools/prepare_data.py DIR" in message and str(tmp_path) in message
+    assert "cannot be reached" in message

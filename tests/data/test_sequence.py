@@ -108,7 +108,7 @@ def test_missing_digit_is_a_clear_error(tmp_path):
         ({"split": "val"}, "split must be one of train, test; received 'val'"),
         ({"seed": "0"}, "seed must be a non-negative integer"),
         ({"holdout": 3}, r"holdout must be in 0..window! = 0..1"),
-        ({"epochs": 0}, "epochs must be a positive integer; received 0"),
+        ({"epochs": 0}, "epochs must be a positive integer or None; received 0"),
         ({"first_epoch": -1}, "first_epoch must be a non-negative integer; received -1"),
     ],
 )

@@ -129,6 +129,30 @@ def test_bad_holdout_values(values, message):
         TokenTask(window=3, holdout_values=values)
 
 
+def test_every_permutation_of_a_long_window_held_out():
+    """window 7, k = 7! = 5040: one binary search per draw (it was one graph op per code)."""
+    task = TokenTask(window=7)
+    held = {tuple(t) for t in task.holdout_tuples(5040)}
+    x, y = data.token_arrays(task, 3000, split="train", holdout=5040, seed=2)
+    assert not any(tuple(w) in held for w in _windows(task, x).tolist())
+    np.testing.assert_array_equal(y, task.label(x))
+    xt, _ = data.token_arrays(task, 5040, split="test", holdout=5040, seed=2)
+    assert {tuple(w) for w in _windows(task, xt).tolist()} == held  # each once
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(first_epoch=-3), "first_epoch must be a non-negative integer; received -3"),
+        (dict(first_epoch=1.5), "first_epoch must be a non-negative integer"),
+        (dict(epochs=0), "epochs must be a positive integer or None; received 0"),
+    ],
+)
+def test_bad_schedule(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        data.token_dataset(TokenTask(), 10, **kwargs)
+
+
 def test_determinism_and_independent_streams():
     task = TokenTask(window=2)
     x1, y1 = data.token_arrays(task, 3000, seed=7)

@@ -100,6 +100,20 @@ def test_presets(recipe):
     paper, mixer = recipe.PRESETS["paper"], recipe.PRESETS["paper_mixer"]
     assert (paper.model, paper.window, paper.num_examples, paper.epochs) == ("mlp", 3, 300_000, 200)
     assert (mixer.model, mixer.window, mixer.num_examples) == ("mixer", 6, 5_000_000)
+    # medium: Appendix E's setting; its runs are the token_sweep holdout medium's App. E runs.
+    medium = recipe.PRESETS["medium"]
+    runs = recipe.runs_of(medium)
+    assert {(r.window, r.holdout, r.holdout_values, r.num_examples) for r in runs} == {
+        (3, 6, (1, 2, 3), 300_000)
+    }
+    assert [r.seed for r in runs] == list(range(6)) and runs[0].model_kwargs == {}
+    spec = importlib.util.spec_from_file_location(
+        "sweep_recipe", RECIPE.with_name("token_sweep.py")
+    )
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    holdout, _ = sweep.build(sweep.Config(sweep="holdout", scale="medium"))
+    assert {r.run_id for r in runs[:2]} <= {r.run_id for r in holdout}
 
 
 @pytest.mark.parametrize(
@@ -107,7 +121,7 @@ def test_presets(recipe):
     [
         (["--seeds", "0"], "at least two distinct seeds"),
         (["--seeds", "1", "1"], "at least two distinct seeds"),
-        (["--cka-examples", "3"], "cka_examples must be >= 4"),
+        (["--cka-examples", "3"], "--cka-examples must be an integer >= 4"),
         (["--model", "mixer", "--widths", "8"], "widths is for the mlp model"),
         (["--window", "0"], "window"),
     ],

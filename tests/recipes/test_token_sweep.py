@@ -68,20 +68,23 @@ def test_medium_grids(recipe):
                      (3, 6, (1, 2, 3))]  # fmt: skip
     assert {r.seed for r in runs} == {0, 1} and {r.model for r in runs} == {"mlp"}
     assert all(r.model_kwargs == {} for r in runs)  # the paper's MLP
-    assert all((r.epochs, r.warmup_epochs, r.batch_size, r.num_examples) == (30, 2, 1024, 300_000)
-               for r in runs)  # fmt: skip
+    assert {(r.window, r.epochs, r.warmup_epochs) for r in runs} == {(2, 30, 2), (3, 80, 3)}
+    assert all((r.batch_size, r.num_examples, r.min_steps) == (1024, 300_000, 800) for r in runs)
     # A grid axis given on the command line leaves Appendix E's extra runs out.
     runs, _ = _build(recipe, "--preset", "medium", "--sweep", "holdout", "--windows", "2")
     assert {r.window for r in runs} == {2} and len(runs) == 3 * 2
+    runs, _ = _build(recipe, "--preset", "medium", "--sweep", "holdout", "--epochs", "5")
+    assert {r.epochs for r in runs} == {5}  # a flag beats the per-window recipe
 
     runs, _ = _build(recipe, "--preset", "medium", "--sweep", "size_window")
     mlp = [r for r in runs if r.model == "mlp"]
     assert {(r.window, r.num_examples) for r in mlp} == {
         (w, n) for w in (2, 3) for n in (10_000, 30_000, 100_000, 300_000)
     }
-    others = {(r.model, r.window, r.num_examples, r.model_kwargs["dim"]) for r in runs
+    others = {(r.model, r.window, r.num_examples, r.model_arguments()["dim"]) for r in runs
               if r.model != "mlp"}  # fmt: skip
     assert others == {(m, 2, n, 64) for m in ("transformer", "mixer") for n in (10_000, 30_000)}
+    assert all("-x0.125-" in r.run_id for r in runs if r.model != "mlp")
     with pytest.raises(ValueError, match="pointer sweep has presets paper, quick"):
         _build(recipe, "--preset", "medium", "--sweep", "pointer")
 

@@ -38,7 +38,21 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
         assert 1e-3 <= values["learning_rate"] <= 0.4
         assert values["batch_size"] in (128, 256, 512, 1024, 2048, 4096)
     assert json.loads((folder / "config.json").read_text())["max_trials"] == 2
-    assert "best val_accuracy" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "best val_accuracy" in printed and f"train it: {saved['train_command']}" in printed
+    # The printed command trains the best trial's hyperparameters with token_pvr.py.
+    import shlex
+
+    import token_pvr  # recipes/ is on sys.path (above)
+
+    argv = shlex.split(saved["train_command"])[2:]
+    trained = configs.parse(token_pvr.Config, token_pvr.presets("mlp"), argv)
+    top = saved["best"][0]["values"]
+    assert (trained.optimizer, trained.batch_size, trained.model) == (
+        top["optimizer"], top["batch_size"], top["model"],
+    )  # fmt: skip
+    assert trained.learning_rate == pytest.approx(top["learning_rate"], rel=1e-5)
+    assert (trained.num_examples, trained.window, trained.epochs) == (256, 1, 1)
     # The same command again: the search is complete, nothing is trained again.
     again = tune.main(args)
     by_id = {b["trial_id"]: (b["val_accuracy"], b["values"]) for b in summary["best"]}

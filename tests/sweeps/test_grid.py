@@ -38,6 +38,20 @@ def test_run_id_is_a_hash_of_the_whole_config():
     assert TokenRun(window=3, holdout=6, holdout_values=(0, 1, 2)).run_id == (
         TokenRun(window=3, holdout=6).run_id
     )
+    assert TokenRun(width=1).run_id == TokenRun().run_id  # the default width: the old id
+    narrow = TokenRun(model="mixer", width=0.125)
+    assert "-x0.125-" in narrow.run_id and narrow.model_arguments()["dim"] == 64
+    with pytest.raises(ValueError, match="or model_kwargs, not both"):
+        TokenRun(width=0.5, model_kwargs={"widths": [8, 8, 8, 8]})
+    with pytest.raises(ValueError, match="width must be a number > 0"):
+        TokenRun(width=float("nan"))
+
+
+def test_token_models_mirror_the_builders():
+    from pvr_keras import models
+    from pvr_keras.sweeps import grid
+
+    assert grid.TOKEN_MODELS == models.TOKEN_MODELS
     assert TokenRun(window=3).run_id == TokenRun(window=3).run_id  # stable
     assert TokenRun(epochs=5).run_id != TokenRun(epochs=6).run_id  # any change, a new id
     assert TokenRun(learning_rate=1).run_id == TokenRun(learning_rate=1.0).run_id

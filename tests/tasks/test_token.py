@@ -84,6 +84,10 @@ def test_holdout_tuples_are_first_permutations():
         (dict(seq_len=2.5), "seq_len must be an integer"),
         (dict(num_values=5), "cannot address all 10 value positions"),
         (dict(pointer="yes"), "pointer must be True or False"),
+        (
+            dict(num_values=2**33, pointer=False),
+            r"num_values must be <= 2147483647 \(tokens are int32\)",
+        ),
     ],
 )
 def test_bad_task_arguments(kwargs, match):
@@ -101,3 +105,6 @@ def test_bad_holdout_and_inputs():
         task.label(np.zeros((3, 5), int))
     with pytest.raises(ValueError, match=r"tokens must be in 0..9; received values in 0..10"):
         task.label(np.array([[0] * 10 + [10]]))
+    # Holdout draws a window as one integer below num_values**window: at most 2**53.
+    with pytest.raises(ValueError, match=r"num_values\*\*window <= 2\*\*53.* 1000\*\*7"):
+        TokenTask(num_values=1000, window=7).check_holdout(1)

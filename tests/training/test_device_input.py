@@ -238,3 +238,40 @@ def test_two_processes_each_make_their_share_and_train_as_tfdata(tmp_path):
     np.testing.assert_allclose(
         chief["history"]["test_accuracy"], single["history"]["test_accuracy"], atol=1.5e-3
     )
+
+
+@jax_only
+@pytest.mark.parametrize("shuffle_batches", [False, True])
+def test_fit_epochs_over_a_finite_stream_see_the_orders_tfdata_gives(shuffle_batches):
+    # model.fit(stream, epochs=4), the way a Keras user calls it: a new order each epoch,
+    # tf.data's four orders (tests/data/test_fit_order.py's fingerprint). With fit's default
+    # shuffle=True Keras also permutes a PyDataset's batches: then each epoch still holds
+    # exactly that epoch's examples, only the batches come in another order.
+    from pvr_keras import data
+    from pvr_keras.data import device
+    from tests.data.test_fit_order import BATCH, TASK, N, _model
+
+    def orders(stream, epochs, initial_epoch=0):
+        model = _model()
+        history = model.fit(
+            stream, epochs=epochs, initial_epoch=initial_epoch, shuffle=False, verbose=0
+        )
+        return history.history["order"]
+
+    kwargs = dict(batch_size=BATCH, seed=4, shuffle=True)
+    if not shuffle_batches:
+        got = orders(device.token_stream(TASK, N, **kwargs), 4)
+        assert got == orders(data.token_dataset(TASK, N, **kwargs), 4)
+        assert len(set(got)) == 4
+        resumed = orders(device.token_stream(TASK, N, first_epoch=2, **kwargs), 4, 2)
+        assert resumed == got[2:]
+        return
+    stream = device.token_stream(TASK, N, **kwargs)
+    seen = []
+
+    class Epochs(keras.callbacks.Callback):
+        def on_epoch_begin(self, epoch, logs=None):
+            seen.append(stream.next_epoch)
+
+    _model().fit(stream, epochs=3, verbose=0, callbacks=[Epochs()])  # fit's default shuffle
+    assert seen == [0, 1, 2] and stream.next_epoch == 3  # one epoch's order per fit epoch

@@ -17,6 +17,19 @@ def test_warmup_then_cosine():
     assert lr[-1] == pytest.approx(0.0, abs=1e-7)
 
 
+def test_every_searched_optimizer_trains_with_the_schedule():
+    """The optimizers of the tuning space are recipe optimizers too (a best trial can be
+    trained by a recipe), each with the warm-up cosine schedule."""
+    from pvr_keras.tuning.hypermodels import OPTIMIZERS as SEARCHED
+
+    assert set(SEARCHED) <= set(training.recipe.OPTIMIZERS)
+    for name in SEARCHED:
+        optimizer = training.TrainRecipe(optimizer=name, epochs=2, min_steps=0).make_optimizer(2048)
+        assert type(optimizer).__name__.lower() == name
+        schedule = optimizer._learning_rate  # Keras keeps the schedule here  # noqa: SLF001
+        assert isinstance(schedule, WarmupCosine) and schedule.total_steps == 4  # 2 x 2 steps
+
+
 def test_schedule_serialises():
     schedule = WarmupCosine(0.1, warmup_steps=3, total_steps=9)
     clone = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(schedule))
@@ -50,7 +63,11 @@ def test_paper_recipes():
 
 
 def test_bad_recipe():
-    with pytest.raises(ValueError, match="optimizer must be one of sgd, adam; received 'lamb'"):
-        training.TrainRecipe(optimizer="lamb")
+    with pytest.raises(
+        ValueError, match="optimizer must be one of sgd, adam, adagrad, lamb; received 'rmsprop'"
+    ):
+        training.TrainRecipe(optimizer="rmsprop")
+    with pytest.raises(ValueError, match="learning_rate must be a finite number > 0; received nan"):
+        training.TrainRecipe(learning_rate=float("nan"))
     with pytest.raises(ValueError, match="batch_size must be a positive integer; received 0"):
         training.TrainRecipe(batch_size=0)

@@ -1,0 +1,129 @@
+"""Workarounds of third-party behaviour, each with where it was seen and when it stops.
+
+Every workaround of a third-party bug or private API in pvr_keras lives here, with the
+versions it was checked on and a guard that turns it off (or fails loudly) where it no
+longer applies.
+"""
+
+import contextlib
+import importlib.metadata
+import os
+import re
+import sys
+import tempfile
+
+
+def _version(package):
+    """(major, minor) of an installed package, or None."""
+    try:
+        parts = importlib.metadata.version(package).split(".")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    return tuple(int(p) for p in parts[:2] if p.isdigit())
+
+
+# TensorFlow logs from C++ before absl's logging is initialised, and absl writes every such
+# line to stderr whatever its level, so TF_CPP_MIN_LOG_LEVEL does not hide them
+# (abseil/abseil-cpp#1718 and #1957, tensorflow/tensorflow#102212): "WARNING: All log
+# messages before absl::InitializeLog() ...", oneDNN and CUDA-stub notices, twice per
+# process. On a machine without a GPU it also logs "failed call to cuInit" as an error.
+# Checked with tensorflow 2.21.0. The filter only drops lines of these shapes, so on a
+# TensorFlow that no longer writes them it changes nothing.
+_TF_NOISE = (
+    re.compile(r"^[IW]\d{4} [\d:. ]+\d+ [\w.]+:\d+\] "),  # absl INFO / WARNING lines
+    re.compile(r"^WARNING: All log messages before absl::InitializeLog\(\) is called"),
+    re.compile(r"^To enable the following instructions: .* rebuild TensorFlow"),
+)
+_NO_GPU_NOISE = re.compile(r"^E\d{4} [\d:. ]+\d+ cuda_\w+\.cc:\d+\] failed call to cuInit")
+
+
+@contextlib.contextmanager
+def _stderr_lines():
+    """Captures what the process (C++ included) writes to file descriptor 2; yields a list
+    that holds the captured lines once the block ends."""
+    lines = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            capture.seek(0)
+            lines.extend(capture.read().decode(errors="replace").splitlines())
+
+
+def import_tensorflow_quietly():
+    """Imports TensorFlow without its C++ INFO / WARNING start-up lines; returns the module.
+
+    ``TF_CPP_MIN_LOG_LEVEL`` defaults to 2 (the user's value is kept); with a value below 2
+    nothing is filtered. Error lines pass through, except "failed call to cuInit" on a machine
+    that has no GPU. Only for programs (recipes, tools), never at library import: it swaps the
+    process's standard error while TensorFlow loads.
+    """
+    if "tensorflow" in sys.modules:
+        return sys.modules["tensorflow"]
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if os.environ["TF_CPP_MIN_LOG_LEVEL"] < "2":
+        import tensorflow as tf
+
+        return tf
+    with _stderr_lines() as lines:
+        import tensorflow as tf
+
+        has_gpu = bool(tf.config.list_physical_devices("GPU"))  # where cuInit is logged
+    for line in lines:
+        if any(p.match(line) for p in _TF_NOISE):
+            continue
+        if not has_gpu and _NO_GPU_NOISE.match(line):
+            continue
+        print(line, file=sys.stderr)
+    return tf
+
+
+# keras-tuner's chief/worker client waits ``oracle_client.TIMEOUT`` (an hour) on every call
+# to the chief, a module constant with no public setting (keras_tuner/src/distribute/
+# oracle_client.py; checked with keras-tuner 1.4.8). A worker whose chief died should give up
+# in seconds, not an hour.
+def set_chief_timeout(seconds):
+    """Sets how long a keras-tuner worker waits on each call to its chief."""
+    from keras_tuner.src.distribute import oracle_client
+
+    if not hasattr(oracle_client, "TIMEOUT"):
+        raise RuntimeError(
+            f"keras-tuner {importlib.metadata.version('keras-tuner')} has no "
+            "oracle_client.TIMEOUT (checked with 1.4.8): pvr_keras.compat.set_chief_timeout "
+            "needs updating"
+        )
+    oracle_client.TIMEOUT = float(seconds)
+
+
+def chief_timeout():
+    """The seconds a keras-tuner worker waits on each call to its chief."""
+    from keras_tuner.src.distribute import oracle_client
+
+    return oracle_client.TIMEOUT
+
+
+def tensorboard_only_if_used(tuner_class):
+    """A keras-tuner Tuner class that imports tensorboard only for a TensorBoard callback.
+
+    keras-tuner 1.4 (checked with 1.4.8) imports tensorboard in every trial on TensorFlow,
+    with or without a TensorBoard callback, through ``Tuner._configure_tensorboard_dir``, and
+    TensorFlow 2.21 no longer installs tensorboard. Where that private method is gone the
+    class is returned unchanged.
+    """
+    if not hasattr(tuner_class, "_configure_tensorboard_dir"):
+        return tuner_class
+
+    class Tuner(tuner_class):
+        def _configure_tensorboard_dir(self, callbacks, trial, execution=0):
+            if any(type(c).__name__ == "TensorBoard" for c in callbacks):
+                super()._configure_tensorboard_dir(callbacks, trial, execution)
+
+    Tuner.__name__ = Tuner.__qualname__ = tuner_class.__name__
+    Tuner.__doc__ = tuner_class.__doc__
+    return Tuner

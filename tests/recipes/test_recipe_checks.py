@@ -1,0 +1,206 @@
+"""Every recipe checks its flags before TensorFlow loads or a file is written; run folders are
+never modified by a refused run; one process per run folder; exit status says how it went."""
+
+import dataclasses
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from pvr_keras import config as configs
+from pvr_keras.training.records import RunLock
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "recipes"))
+import token_pvr  # noqa: E402
+
+TINY = ["--num-examples", "3000", "--test-examples", "500", "--min-steps", "0"]
+
+# (recipe, flags, part of the message): each must fail before TensorFlow is imported.
+BAD = [
+    ("tune", ["--max-trials", "0"], "--max-trials must be an integer >= 1"),
+    ("fast_slow", ["--threshold", "2"], "--threshold must be in (0, 1]"),
+    ("fast_slow", ["--fast-within", "2", "--slow-after", "1.5"], "--fast-within < --slow-after"),
+    ("block_iid", ["--width", "0"], "--width must be an integer >= 1"),
+    ("block_holdout", ["--epochs", "0"], "--epochs must be an integer >= 1"),
+    ("image_sequence", ["--holdout", "2"], "holdout must be in 0..window! = 0..1"),
+    ("token_pvr", ["--learning-rate", "nan"], "--learning-rate must be a finite number"),
+    ("token_pvr", ["--learning-rate", "-1"], "--learning-rate must be > 0"),
+    ("token_pvr", ["--window", "2", "--holdout", "3"], "holdout must be in 0..window! = 0..2"),
+    ("token_pvr", ["--width", "0"], "--width must be > 0"),
+    ("token_pvr", ["--out", "runs/{nope}"], "names a placeholder that is not a field"),
+    ("token_pvr", ["--holdout-values", "1", "1"], "distinct"),
+    ("token_sweep", ["--sizes", "0"], "num_examples"),
+    ("token_sweep", ["--shard", "3/2"], "shard"),
+    ("noise_sensitivity", ["--num-deltas", "1"], "num_deltas must be at least 2"),
+]
+
+
+@pytest.mark.parametrize(("recipe", "flags", "message"), BAD, ids=lambda v: str(v)[:40])
+def test_bad_flags_fail_before_tensorflow_and_write_nothing(recipe, flags, message, tmp_path):
+    out = tmp_path / "out"
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(REPO / "recipes")!r})
+        import {recipe} as recipe
+        from pvr_keras.config import ConfigError
+        argv = {flags!r}
+        if "--out" not in argv and {recipe!r} != "tune":
+            argv = argv + ["--out", {str(out)!r}]
+        try:
+            recipe.main(argv)
+        except ConfigError as err:
+            print("ConfigError:", err)
+        print("tensorflow imported:", "tensorflow" in sys.modules)
+        """
+    )
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "ConfigError:" in done.stdout and message in done.stdout, done.stdout
+    assert "tensorflow imported: False" in done.stdout
+    assert not out.exists() and not (tmp_path / "runs").exists()
+
+
+def test_command_line_bad_flag_is_a_usage_error(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(REPO / "recipes" / "tune.py"), "--max-trials", "0"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.strip() == "tune.py: error: --max-trials must be an integer >= 1; received 0"
+
+
+def test_choices_are_argparse_choices(capsys):
+    with pytest.raises(SystemExit):
+        token_pvr.main(["--aggregation", "sum"])
+    assert "invalid choice: 'sum'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        token_pvr.main(["--backend", "torch"])
+
+
+def test_help_shows_each_presets_values(capsys):
+    with pytest.raises(SystemExit):
+        token_pvr.main(["--help"])
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "--epochs EPOCHS epochs (at least 800 steps) (quick: 20; paper: 200)" in flat
+    assert "--num-examples NUM_EXAMPLES training set size (quick: 50000; paper: 1000000)" in flat
+    assert "(default: from --preset)" not in flat
+    with pytest.raises(SystemExit):
+        token_pvr.main(["--model", "mixer", "--help"])  # each model's quick preset
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "(1 = the paper's model) (quick: 0.25; paper: 1.0)" in flat
+
+
+def test_refused_rerun_leaves_the_finished_folder_as_it_was(tmp_path):
+    out = tmp_path / "run"
+    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    with pytest.raises(
+        configs.ConfigError, match=r"another configuration \(seed: 0 there, 1 asked"
+    ):
+        token_pvr.main([*TINY, "--epochs", "1", "--seed", "1", "--out", str(out)])
+    after = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert after == before
+    # The same command again: not trained again, nothing rewritten.
+    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
+
+
+def test_one_process_per_run_folder(tmp_path):
+    out = tmp_path / "run"
+    with RunLock(out):  # another process training into it
+        with pytest.raises(RuntimeError, match=f"{out} is in use by pid {os.getpid()}"):
+            token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+        assert not (out / "record.json").exists()
+    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])  # free again
+    assert (out / "record.json").exists()
+
+
+@pytest.mark.slow
+def test_failed_run_exits_3_and_the_output_is_quiet(tmp_path):
+    """From the command line, as a user runs it: a run below the failure threshold exits 3;
+    no TensorFlow start-up lines and no NOT_FOUND warnings in the output."""
+    out = tmp_path / "run"
+    cmd = [sys.executable, str(REPO / "recipes" / "token_pvr.py"), *TINY, "--epochs", "2",
+           "--learning-rate", "1e-9", "--out", str(out)]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    record = json.loads((out / "record.json").read_text())
+    assert record["failed"] is True
+    assert done.returncode == 3, done.stderr[-2000:]
+    both = done.stdout + done.stderr
+    assert "NOT_FOUND" not in both and "Failed to find definition" not in both
+    assert "absl::InitializeLog" not in both and "I0000" not in both and "W0000" not in both
+    assert "(FAILED run)" in done.stdout
+
+
+@pytest.mark.parametrize("download", [True, False])
+def test_image_recipe_without_data_stops_before_writing(tmp_path, download):
+    import block_iid
+
+    from pvr_keras.errors import DataNotPrepared
+
+    out = tmp_path / "out"
+    flags = ["--data-dir", str(tmp_path / "no_data"), "--out", str(out)]
+    match = "cannot be reached" if download else "download=False: not downloading"
+    with pytest.raises(DataNotPrepared, match=match):
+        block_iid.main([*flags, *([] if download else ["--no-download"])])
+    assert not out.exists() and not (tmp_path / "no_data").exists()
+
+
+def test_user_callbacks_optimizer_and_tensorboard(tmp_path):
+    import keras
+
+    from pvr_keras import training
+
+    seen = []
+
+    class Epochs(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            seen.append((epoch, round(float(logs["loss"]), 6)))
+
+    # training.train passes user callbacks through to fit, after its own.
+    task_run = token_pvr.Config(num_examples=2048, test_examples=300, epochs=2, min_steps=0)
+    from pvr_keras import models
+    from pvr_keras.training.inputs import token_train_data
+
+    record = training.train(
+        models.mlp,
+        token_train_data(task_run.task(), 2048, test_examples=300, batch_size=1024),
+        dataclasses.replace(training.TOKEN, epochs=2, min_steps=0, warmup_epochs=0),
+        tmp_path / "api",
+        callbacks=[Epochs()],
+        verbose=0,
+    )
+    assert [e for e, _ in seen] == [0, 1]
+    assert [loss for _, loss in seen] == [round(v, 6) for v in record["history"]["train_loss"]]
+    # The recipe: --optimizer reaches the recipe, --tensorboard writes event files.
+    out = tmp_path / "recipe"
+    record = token_pvr.main([*TINY, "--epochs", "1", "--optimizer", "adagrad", "--tensorboard",
+                             "--out", str(out)])  # fmt: skip
+    assert record["recipe"]["optimizer"] == "adagrad"
+    assert list((out / "tensorboard").rglob("events.out.tfevents.*"))
+    assert "tensorboard" not in record["config"]  # how it ran, not what it computed
+
+
+def test_tensorboard_flag_without_the_package(monkeypatch, tmp_path):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "tensorboard" else real(name, *a),
+    )
+    with pytest.raises(configs.ConfigError, match=r'pip install -e ".\[tensorboard\]"'):
+        token_pvr.main([*TINY, "--tensorboard", "--out", str(tmp_path / "o")])
+    assert not (tmp_path / "o").exists()

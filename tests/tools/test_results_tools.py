@@ -1,0 +1,54 @@
+"""tools/holdout_analysis.py and tools/export_results.py on a tiny medium holdout sweep."""
+
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow  # one tiny run
+def test_tiny_sweep(tmp_path):
+    sweep = _load(REPO / "recipes" / "token_sweep.py", "sweep_for_analysis")
+    tool = _load(REPO / "tools" / "holdout_analysis.py", "holdout_analysis_tool")
+    out = tmp_path / "results" / "token"  # the layout of tools/medium_studies.sh
+    sweep.main(["--sweep", "holdout", "--preset", "medium", "--windows", "2", "--holdouts", "0",
+                "2", "--sizes", "1000", "--seeds", "0", "--epochs", "1", "--min-steps", "0",
+                "--warmup-epochs", "0",
+                "--test-examples", "400", "--no-figures", "--out", str(out)])  # fmt: skip
+    [summary] = tool.main([str(out), "--test-examples", "400", "--train-examples", "3000"])
+    line = next(json.loads(s) for s in (out / "results.jsonl").read_text().splitlines()
+                if json.loads(s)["holdout"] == 2)  # fmt: skip
+    # The same 400 held-out test examples as the run's test set: the same accuracy.
+    assert summary["accuracy"] == pytest.approx(line["test_accuracy"], abs=1.5 / 400)
+    assert [t["tuple"] for t in summary["tuples"]] == [[0, 1], [1, 0]]
+    assert sum(t["count"] for t in summary["tuples"]) == 400
+    assert sum(summary["predicted_counts"]) == 400
+    assert all(t["train_rate_given_digit_anywhere"] == [0.0, 0.0] for t in summary["tuples"])
+    assert json.loads((out / "holdout_analysis.json").read_text())[0]["id"] == line["id"]
+    assert (out / "holdout_analysis.csv").read_text().count("\n") == 3  # header + 2 tuples
+    assert (out / "holdout_analysis.png").stat().st_size > 5000
+
+    # Exported: a results directory of its own, without models, that redraws its figures.
+    exporter = _load(REPO / "tools" / "export_results.py", "export_results_tool")
+    docs = tmp_path / "docs"
+    exporter.main([str(tmp_path / "results"), str(docs)])
+    study = docs / "holdout"
+    exported = [json.loads(s) for s in (study / "results.jsonl").read_text().splitlines()]
+    recorded = [json.loads(s) for s in (out / "results.jsonl").read_text().splitlines()]
+    assert exported == recorded and not (study / "runs").exists()
+    assert json.loads((study / "holdout_analysis.json").read_text())[0]["id"] == line["id"]
+    from pvr_keras.sweeps import make_figures
+
+    written = make_figures(study, log=lambda *a: None)
+    assert {p.name for p in written} >= {"holdout_medium_test_accuracy.png", "holdout_medium.csv"}
+    assert not (docs / "thresholds").exists()  # not run: skipped

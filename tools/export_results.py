@@ -1,0 +1,108 @@
+"""Copies the small records of the medium studies into docs/results/, one folder per study.
+
+    python tools/export_results.py RESULTS docs/results     # RESULTS of tools/medium_studies.sh
+
+Each token study becomes a sweep results directory of its own (manifest, the study's lines of
+``results.jsonl`` with their learning curves, ``sweeps/<name>.json``), so that
+``python tools/make_figures.py docs/results/<study>`` redraws its figures from the committed
+records; models and checkpoints are left behind. Studies:
+
+- ``holdout``: token_sweep ``holdout_medium`` (Figure 14, Appendix E), with
+  ``holdout_analysis.{json,csv,png}`` (tools/holdout_analysis.py) for its runs;
+- ``thresholds``: token_sweep ``size_window_medium`` (Figures 9-10);
+- ``fast_slow``: fast_slow medium (Figures 12-13, Appendix E): ``fast_slow.{json,csv}``,
+  ``learning_curves.png``, ``cka.png``;
+- ``figure7``: block_holdout medium per CNN: ``logits.{json,csv,png}``, ``config.json`` and
+  each run's ``record.json``, ``history.csv``, ``learning_curve.png``.
+
+A study not run yet is skipped with a note; running it again replaces what it wrote.
+"""
+
+import argparse
+import json
+import pathlib
+import shutil
+import sys
+
+TOKEN_STUDIES = {"holdout_medium": "holdout", "size_window_medium": "thresholds",
+                 "fast_slow": "fast_slow"}  # fmt: skip
+FAST_SLOW_FILES = ("fast_slow.json", "fast_slow.csv", "learning_curves.png", "cka.png")
+RUN_FILES = ("record.json", "history.csv", "learning_curve.png")
+
+
+def _token_study(token, name, dest, log):
+    from pvr_keras.sweeps import ResultsDir, make_figures
+
+    source = ResultsDir(token)
+    definition = source.read_sweeps().get(name)
+    if definition is None:
+        log(f"{name}: not run yet in {token}, skipped")
+        return None
+    wanted = set(definition["run_ids"])
+    lines = [r for r in source.read()[0] if r["id"] in wanted]
+    shutil.rmtree(dest, ignore_errors=True)
+    target = ResultsDir(dest, create=True)
+    for line in lines:
+        target.append(line)
+    target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
+    for config in token.glob(f"config_{name}.json"):
+        shutil.copy(config, dest / config.name)
+    if lines and name != "fast_slow":
+        make_figures(dest, only=[name], log=log)
+    log(f"{name}: {len(lines)} of {len(wanted)} runs recorded -> {dest}")
+    return {r["id"] for r in lines}
+
+
+def export(results, dest, log=print):
+    results, dest = pathlib.Path(results), pathlib.Path(dest)
+    token = results / "token"
+    if token.is_dir():
+        for name, study in TOKEN_STUDIES.items():
+            ids = _token_study(token, name, dest / study, log)
+            if ids is None:
+                continue
+            if study == "holdout" and (token / "holdout_analysis.json").is_file():
+                rows = [r for r in json.loads((token / "holdout_analysis.json").read_text())
+                        if r["id"] in ids]  # fmt: skip
+                (dest / study / "holdout_analysis.json").write_text(json.dumps(rows, indent=1))
+                for suffix in ("csv", "png"):
+                    shutil.copy(token / f"holdout_analysis.{suffix}", dest / study)
+            if study == "fast_slow":
+                for file in FAST_SLOW_FILES:
+                    if (token / file).is_file():
+                        shutil.copy(token / file, dest / study / file)
+                if (token / "config.json").is_file():
+                    shutil.copy(token / "config.json", dest / study / "config_fast_slow.json")
+    else:
+        log(f"{token}: no token studies yet")
+    for run in sorted((results / "figure7").glob("*")) if (results / "figure7").is_dir() else []:
+        target = dest / "figure7" / run.name
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        for file in ("logits.json", "logits.csv", "logits.png", "config.json"):
+            if (run / file).is_file():
+                shutil.copy(run / file, target / file)
+        for sub in ("holdout", "iid"):
+            for file in RUN_FILES:
+                if (run / sub / file).is_file():
+                    (target / sub).mkdir(exist_ok=True)
+                    shutil.copy(run / sub / file, target / sub / file)
+        log(f"figure7/{run.name}: {sorted(p.name for p in target.iterdir())}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", help="the RESULTS folder of tools/medium_studies.sh")
+    parser.add_argument("dest", help="where the study folders go (docs/results)")
+    args = parser.parse_args(argv)
+    if not pathlib.Path(args.results).is_dir():
+        raise FileNotFoundError(f"{args.results} does not exist")
+    export(args.results, args.dest)
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (FileNotFoundError, ValueError) as error:
+        print(f"export_results: error: {error}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,128 @@
+"""What each holdout run of a sweep predicts on its held-out windows, and why (Figure 14).
+
+    python tools/holdout_analysis.py RESULTS_DIR      # every holdout run with a saved model
+
+For every run in ``RESULTS_DIR/results.jsonl`` with holdout-k >= 1 and a ``model.keras``: its
+accuracy on the held-out test windows and on an IID test set (recorded), the labels it
+predicts on each held-out tuple, and how often the true label of that tuple comes with the
+tuple's digits in the run's training split (``pvr_keras.analysis.held_out_summary``). Writes
+``RESULTS_DIR/holdout_analysis.json`` (everything), ``holdout_analysis.csv`` (one row per run
+and tuple) and ``holdout_analysis.png`` (predicted labels on the held-out windows, per run).
+"""
+
+import argparse
+import csv
+import json
+import pathlib
+import sys
+
+
+def analyse(results_dir, test_examples=5_000, train_examples=100_000):
+    import keras
+
+    from pvr_keras import analysis, data, models  # noqa: F401  (custom layers)
+    from pvr_keras.sweeps import ResultsDir, TokenRun
+    from pvr_keras.sweeps.grid import FIELDS
+
+    results_dir = pathlib.Path(results_dir)
+    records, _ = ResultsDir(results_dir).read()
+    out = []
+    for line in sorted(records, key=lambda r: (r["window"], r.get("holdout_values") or [],
+                                               r["holdout"], r["seed"])):  # fmt: skip
+        if not line.get("holdout"):
+            continue
+        path = results_dir / line["run_dir"] / "model.keras"
+        if not path.is_file():
+            print(f"{line['id']}: no model.keras, skipped")
+            continue
+        run = TokenRun(**{k: line[k] for k in FIELDS if k in line})
+        task = run.task()
+        model = keras.saving.load_model(path, compile=False)
+        x, y = data.token_arrays(task, test_examples, split="test", seed=run.seed,
+                                 holdout=run.holdout)  # fmt: skip
+        xt, yt = data.token_arrays(task, train_examples, split="train", seed=run.seed,
+                                   holdout=run.holdout)  # fmt: skip
+        predicted = model.predict(x, batch_size=4096, verbose=0).argmax(axis=1)
+        summary = analysis.held_out_summary(task, run.holdout, x, y, predicted, xt, yt)
+        summary.update(
+            id=line["id"], window=run.window, seed=run.seed,
+            holdout_values=list(task.held_out_base), train_accuracy=line["train_accuracy"],
+            test_accuracy=line["test_accuracy"], iid_test_accuracy=line.get("iid_test_accuracy"),
+        )  # fmt: skip
+        out.append(summary)
+        print(
+            f"{line['id']}: held-out {summary['accuracy']:.3f} (recorded "
+            f"{line['test_accuracy']:.3f}), IID {line.get('iid_test_accuracy')}, predicted "
+            f"labels {summary['predicted_counts']}"
+        )
+    return out
+
+
+def write(summaries, results_dir):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results_dir = pathlib.Path(results_dir)
+    (results_dir / "holdout_analysis.json").write_text(json.dumps(summaries, indent=1) + "\n")
+    with open(results_dir / "holdout_analysis.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "window", "holdout_values", "holdout", "seed", "tuple", "label",
+                         "count", "accuracy", "predicted_counts", "train_rate_given_digit",
+                         "train_rate_given_digit_anywhere", "train_rate"])  # fmt: skip
+        for s in summaries:
+            for t in s["tuples"]:
+                writer.writerow([
+                    s["id"], s["window"], " ".join(map(str, s["holdout_values"])), s["holdout"],
+                    s["seed"], " ".join(map(str, t["tuple"])), t["label"], t["count"],
+                    t["accuracy"], " ".join(map(str, t["predicted_counts"])),
+                    " ".join(f"{v:.4f}" for v in t["train_rate_given_digit"]),
+                    " ".join(f"{v:.4f}" for v in t["train_rate_given_digit_anywhere"]),
+                    f"{t['train_rate']:.4f}",
+                ])  # fmt: skip
+    if not summaries:
+        return
+    cols = min(4, len(summaries))
+    rows = -(-len(summaries) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False)
+    for ax, s in zip(axes.flat, summaries, strict=False):
+        counts = s["predicted_counts"]
+        labels = {t["label"] for t in s["tuples"]}
+        colors = ["tab:green" if c in labels else "tab:gray" for c in range(len(counts))]
+        ax.bar(range(len(counts)), counts, color=colors)
+        base = "".join(map(str, s["holdout_values"]))
+        ax.set_title(f"w{s['window']} k={s['holdout']} of ({base}) s{s['seed']}\n"
+                     f"held-out acc {s['accuracy']:.2f}, IID {s['iid_test_accuracy'] or 0:.2f}",
+                     fontsize=8)  # fmt: skip
+        ax.set_xticks(range(len(counts)))
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(summaries) :]:
+        ax.axis("off")
+    fig.suptitle("Predicted labels on the held-out test windows (green: their true labels)",
+                 fontsize=9)  # fmt: skip
+    fig.tight_layout()
+    fig.savefig(results_dir / "holdout_analysis.png", dpi=110)
+    plt.close(fig)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results_dir")
+    parser.add_argument("--test-examples", type=int, default=5_000)
+    parser.add_argument("--train-examples", type=int, default=100_000)
+    args = parser.parse_args(argv)
+    if not (pathlib.Path(args.results_dir) / "results.jsonl").is_file():
+        raise FileNotFoundError(f"{args.results_dir} holds no results.jsonl")
+    summaries = analyse(args.results_dir, args.test_examples, args.train_examples)
+    write(summaries, args.results_dir)
+    print(f"wrote {args.results_dir}/holdout_analysis.json, .csv, .png ({len(summaries)} runs)")
+    return summaries
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except (FileNotFoundError, ValueError) as error:
+        print(f"holdout_analysis: error: {error}", file=sys.stderr)
+        sys.exit(2)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The medium studies of docs/results/ (the paper's findings at a scale a 2-core CPU can answer),
+# one after another, resumable: run it again after a kill and it goes on where it stopped.
+#
+#   bash tools/medium_studies.sh [RESULTS]        # default RESULTS=runs/medium
+#
+# RESULTS/token    token_sweep holdout + size_window medium, fast_slow medium (one results
+#                  directory, so runs the studies share are trained once)
+# RESULTS/figure7  block_holdout medium for ResNet18 and VGG11-BN (each with its IID run)
+# Then `python tools/export_results.py RESULTS docs/results` writes the small records.
+# Measured on a 2-core CPU: see docs/results/README.md (about 7 hours in all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RESULTS=${1:-runs/medium}
+PY=${PYTHON:-python}
+TOKEN_BACKEND=${TOKEN_BACKEND:-jax}
+BLOCK_BACKEND=${BLOCK_BACKEND:-tensorflow}
+step() { echo "=== $(date -u +%FT%TZ) $*"; "$@"; }
+ok3() { "$@" || [ $? = 3 ]; }  # exit 3: a run that finished but failed by the paper's rule
+
+step "$PY" recipes/token_sweep.py --sweep holdout --preset medium --backend "$TOKEN_BACKEND" \
+  --out "$RESULTS/token"
+step "$PY" recipes/token_sweep.py --sweep size_window --preset medium --backend "$TOKEN_BACKEND" \
+  --out "$RESULTS/token"
+step "$PY" recipes/fast_slow.py --preset medium --backend "$TOKEN_BACKEND" --out "$RESULTS/token"
+for model in resnet18 vgg11_bn; do
+  step ok3 "$PY" recipes/block_holdout.py --preset medium --model "$model" \
+    --backend "$BLOCK_BACKEND" --out "$RESULTS/figure7/$model"
+done
+echo "=== $(date -u +%FT%TZ) done"
