@@ -338,8 +338,9 @@ class VisualConfig:
 
 
 # Fields that say how a run executes, not what it computes: a run killed on N devices may
-# resume on M, a run that downloaded its data may resume with --no-download.
-HOW_FIELDS = ("devices", "download", "tensorboard")
+# resume on M, a run that downloaded its data may resume with --no-download, one fed from
+# tf.data may resume from device input (the same examples).
+HOW_FIELDS = ("devices", "download", "tensorboard", "input")
 
 
 def identity(config, *more):

@@ -4,6 +4,7 @@
     python recipes/token_pvr.py --window 2 --aggregation maj_vote --backend jax
     python recipes/token_pvr.py --preset paper --num-examples 1000000
     python recipes/token_pvr.py --devices 4           # data-parallel on 4 GPUs, same batch
+    python recipes/token_pvr.py --backend jax --input tfdata   # tf.data instead of device input
 
 Writes into ``--out``: config.json, record.json (the run record), history.csv,
 learning_curve.png and model.keras (the trained model; ``recipes/evaluate.py OUT`` evaluates
@@ -67,6 +68,14 @@ class Config:
     backend: str | None = configs.backend_field()
     devices: int | None = configs.devices_field()
     tensorboard: bool = configs.tensorboard_field()
+    input: str | None = dataclasses.field(
+        default=None,
+        metadata={
+            "choices": ("device", "tfdata"),
+            "help": "where batches are made: device (JAX: on the accelerator) or tfdata "
+            "(none: device on JAX, tfdata on TensorFlow; the same examples either way)",
+        },
+    )
     out: str = dataclasses.field(
         default="runs/token_pvr/{model}_x{width}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
@@ -129,6 +138,9 @@ def main(argv=None):
     out = configs.format_out(cfg)
     configs.start(cfg)
     from pvr_keras.training import distribute
+    from pvr_keras.training.inputs import check_input, default_input
+
+    source = configs.check_task(lambda: check_input(cfg.input or default_input()))
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
@@ -154,6 +166,7 @@ def main(argv=None):
         batch_size=cfg.batch_size,
         seed=cfg.seed,
         holdout=cfg.holdout,
+        input=source,
     )
     record = training.train(
         lambda: models.get(
@@ -166,8 +179,9 @@ def main(argv=None):
         data,
         recipe,
         out,
-        # The device count changes no result (the global batch is the same): a run killed
-        # on N devices may resume on M.
+        # Neither the device count (the global batch is the same) nor the input (the same
+        # examples) changes a result: a killed run may resume on M devices or the other
+        # input (configs.HOW_FIELDS). The record says which input ran ("input").
         config=configs.identity(cfg),
         seed=cfg.seed,
         distribution=placement,
@@ -179,7 +193,8 @@ def main(argv=None):
     iid = final.get("iid_test_accuracy")
     print(
         f"\n{cfg.model} window={cfg.window} {cfg.aggregation} n={cfg.num_examples} "
-        f"[{record['backend']}]: train accuracy {final['train_eval_accuracy']:.4f}, "
+        f"[{record['backend']}, {record['input']} input]: "
+        f"train accuracy {final['train_eval_accuracy']:.4f}, "
         f"test accuracy {final['test_accuracy']:.4f}"
         f"{f' (held-out windows; IID test {iid:.4f})' if iid is not None else ''}, "
         f"{record['wall_time_s'] / 60:.1f} min"

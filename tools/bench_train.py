@@ -20,7 +20,7 @@ that the two loops compute the same update. Each backend runs in its own subproc
 ``--steps`` steps after a warm-up, Keras and hand-written runs interleaved.
 
 Usage:
-    python tools/bench_train.py            # paper MLP + mixer/16, JAX and TF (~3 min, 2 CPUs)
+    python tools/bench_train.py            # paper MLP + mixer/16, JAX and TF, input (~4 min)
     python tools/bench_train.py --quick    # 5-step runs, mixer/32 (~1 min)
     python tools/bench_train.py --backends jax --mixer-divisor 1 --steps 50   # paper mixer, GPU
 
@@ -33,9 +33,27 @@ same depth, tokens, batch and loop, 16x narrower. ``--mixer-divisor 1`` is the p
 A Keras time is one ``fit`` call's wall time over its ``--steps`` steps, so fit's fixed cost
 per call (data adapter, iterator, callbacks; tens of ms on TF) is spread over those steps as
 over an epoch; short runs (``--quick``) overstate it.
+
+``--part input`` (also in the default ``all``, JAX only): epochs of the MLP with every width
+divided by ``--mlp-divisor`` 16 (5,854 parameters, where the input is the largest share of a
+step), fed by the device generator (``data.device.token_stream``) and by tf.data
+(``data.token_dataset``), same examples and order, the library's compile; medians over
+``--repeats`` alternating fits of 1 + ``--input-epochs`` epochs, the first not counted.
+Target: device input >= 1.5x faster.
+
+    python tools/bench_train.py --part input --backends jax
+
+Measured 2026-12-01 on this project's 2-core CPU, shared (load average 9-10): device input
+1.34 M examples/s and 0.97 us of CPU per example, tf.data 1.08 M/s and 1.42 us: 1.24x faster,
+1.46x less CPU (earlier runs, load 7-8: 1.04x faster, 1.63x less CPU). The target is missed
+on the wall clock because Keras's own loop costs ~0.9 ms per step here (the jitted step's
+dispatch, variable tracking and callbacks; the generator ~0.06 ms of it), so input is not
+the larger share even at 1/16 width, and on a saturated machine the wall clock follows the
+CPU shares the scheduler gives each process rather than the work.
 """
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -63,6 +81,22 @@ def parse_args(argv=None):
     parser.add_argument(
         "--steps-per-execution", type=int, default=1, help="passed to compile (Keras default 1)"
     )
+    parser.add_argument(
+        "--part",
+        choices=("step", "input", "all"),
+        default="all",
+        help="step: fit step against a hand-written one; input: a narrow MLP epoch on JAX, "
+        "device input against tf.data",
+    )
+    parser.add_argument(
+        "--input-examples", type=int, default=200_000, help="examples per epoch (--part input)"
+    )
+    parser.add_argument(
+        "--input-epochs", type=int, default=3, help="timed epochs per fit (--part input)"
+    )
+    parser.add_argument(
+        "--mlp-divisor", type=int, default=16, help="divide the MLP's widths (--part input)"
+    )
     parser.add_argument("--quick", action="store_true", help="fewer steps and repeats")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -72,7 +106,8 @@ def parse_args(argv=None):
         args.repeats = 3
     if args.mixer_divisor is None:
         args.mixer_divisor = 32 if args.quick else 16
-    for name in ("batch_size", "steps", "repeats", "mixer_divisor", "steps_per_execution"):
+    names = ("batch_size", "steps", "repeats", "mixer_divisor", "steps_per_execution")
+    for name in (*names, "input_examples", "input_epochs", "mlp_divisor"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1; received {getattr(args, name)}")
     unknown = set(args.backends) - {"jax", "tensorflow"}
@@ -314,9 +349,112 @@ def device_name():
     return "GPU" if gpus else "CPU"
 
 
+class _EpochClock:
+    """A Keras callback keeping (wall, CPU) seconds of every epoch."""
+
+    def __new__(cls):
+        import keras
+
+        class Clock(keras.callbacks.Callback):
+            def on_train_begin(self, logs=None):
+                self.times = []
+
+            def on_epoch_begin(self, epoch, logs=None):
+                self.start = clock()
+
+            def on_epoch_end(self, epoch, logs=None):
+                self.times.append(since(self.start))
+
+        return Clock()
+
+
+def bench_input(args):
+    """Epochs of a narrow MLP (widths / ``--mlp-divisor``) on JAX, fed by the device
+    generator (``data.device.token_stream``) and by tf.data (``data.token_dataset``), the same
+    examples in the same order, through the library's compile (the paper's SGD recipe).
+
+    Each run is one ``fit`` of 1 + ``--input-epochs`` epochs (the first compiles and is not
+    counted); runs alternate between the inputs ``--repeats`` times. Returns the medians.
+    """
+    import keras
+
+    from pvr_keras import data, models, training
+    from pvr_keras.data import device
+    from pvr_keras.models.scaling import width_kwargs
+    from pvr_keras.tasks import TokenTask
+
+    task = TokenTask(window=2)
+    n = args.input_examples
+    recipe = dataclasses.replace(training.TOKEN, batch_size=args.batch_size)
+    widths = width_kwargs("mlp", 1 / args.mlp_divisor)
+    streams = {"device": device.token_stream, "tfdata": data.token_dataset}
+
+    def run(source):
+        keras.utils.set_random_seed(0)
+        model = training.compile_model(models.get("mlp", **widths), recipe, n)
+        model.steps_per_execution = args.steps_per_execution  # read when fit builds its step
+        stream = streams[source](task, n, batch_size=args.batch_size, epochs=None)
+        timer = _EpochClock()
+        model.fit(
+            stream,
+            epochs=1 + args.input_epochs,
+            steps_per_epoch=recipe.steps_per_epoch(n),
+            shuffle=False,
+            verbose=0,
+            callbacks=[timer],
+        )
+        return timer.times[1:], model.count_params()
+
+    times = {source: [] for source in streams}
+    for _ in range(args.repeats):
+        for source in streams:
+            epochs, params = run(source)
+            times[source] += epochs
+    wall = {k: statistics.median(t[0] for t in v) for k, v in times.items()}
+    cpu = {k: statistics.median(t[1] for t in v) for k, v in times.items()}
+    return {
+        "kind": "input",
+        "params": params,
+        "widths": widths,
+        "examples": n,
+        "batch": args.batch_size,
+        "epochs": len(times["device"]),
+        "rate": {k: n / v for k, v in wall.items()},
+        "cpu_us": {k: 1e6 * v / n for k, v in cpu.items()},
+        "spread": {k: spread([t[0] for t in v]) for k, v in times.items()},
+        "ratio": wall["tfdata"] / wall["device"],
+        "cpu_ratio": cpu["tfdata"] / cpu["device"],
+        "device": device_name(),
+    }
+
+
 def worker(args):
-    for name in args.models:
-        print("RESULT " + json.dumps(bench_model(name, args)), flush=True)
+    import keras
+
+    if args.part in ("step", "all"):
+        for name in args.models:
+            print("RESULT " + json.dumps(bench_model(name, args)), flush=True)
+    if args.part in ("input", "all") and keras.backend.backend() == "jax":
+        print("RESULT " + json.dumps(bench_input(args)), flush=True)
+
+
+def print_input(row, args):
+    rate, cpu = row["rate"], row["cpu_us"]
+    print(
+        f"\nnarrow MLP epoch on JAX ({row['params']:,} parameters, widths / "
+        f"{args.mlp_divisor}; {row['examples']:,} examples, batch {row['batch']}; "
+        f"steps_per_execution {args.steps_per_execution}; medians of {row['epochs']} epochs; "
+        f"{row['device']}):"
+    )
+    for source, what in (("device", "device input (data.device)"), ("tfdata", "tf.data")):
+        print(
+            f"  {what:28s} {rate[source]:12,.0f} examples/s  {cpu[source]:6.2f} us CPU/example"
+            f"  ±{100 * row['spread'][source]:.0f}%"
+        )
+    print(
+        f"  device input / tf.data: {row['ratio']:.2f}x faster (wall), {row['cpu_ratio']:.2f}x "
+        "less CPU; target >= 1.5x"
+    )
 
 
 # ---------------------------------------------------------------- driver ----
@@ -379,7 +517,12 @@ def main(argv=None):
     start = time.perf_counter()
     for backend in args.backends:
         rows += run_backend(backend, worker_argv)
-    print_table(rows, args)
+    steps = [r for r in rows if r.get("kind") != "input"]
+    if steps:
+        print_table(steps, args)
+    for row in rows:
+        if row.get("kind") == "input":
+            print_input(row, args)
     print(f"total wall time {time.perf_counter() - start:.0f} s")
 
 

@@ -1,19 +1,30 @@
 """Throughput of paper-sized training epochs on this machine's accelerator (one backend).
 
     KERAS_BACKEND=jax python tools/gpu_check.py
+    KERAS_BACKEND=jax python tools/gpu_check.py --models mlp --inputs device tfdata
     python tools/gpu_check.py --token-examples 20000 --block-examples 500   # smoke test on CPU
 
 Trains mlp and mixer (paper widths, batch 1024, the paper's SGD recipe) for two epochs of
 ``--token-examples`` token examples, and resnet18 (width 64, Adam, batch 50) for two epochs of
 ``--block-examples`` 80x80 block images, and prints examples/s of the second epoch (the first
-includes compilation). Uses the library's tf.data pipelines when TensorFlow (and, for blocks,
-the prepared MNIST) is available, else NumPy arrays made with the same task rules (the rate
-then measures the model, not the pipeline), and says which.
+includes compilation), once per input: ``device`` (JAX only: batches made on the accelerator
+by ``data.device`` / ``data.device_images``, the default first on JAX) and ``tfdata`` (the
+library's tf.data pipelines on the host; TensorFlow is kept off the GPU, which JAX holds).
+Without TensorFlow (or, for blocks, the prepared MNIST) the tf.data rows fall back to NumPy
+arrays made with the same task rules (the rate then measures the model, not the pipeline),
+and say so.
+
+Each token row also gives the achieved training TFLOP/s and its fraction of the accelerator's
+dense bf16 peak (a table of known GPUs, or ``--peak-tflops``): training FLOPs per example are
+taken as 3x the forward matmul FLOPs (2 per multiply-add of every Dense layer; embeddings,
+norms and activations left out), so the fraction is a lower bound on the matmul utilisation.
+The models train in float32 unless ``--policy mixed_bfloat16``.
 """
 
 import argparse
 import dataclasses
 import importlib.util
+import math
 import os
 import time
 
@@ -26,6 +37,16 @@ from pvr_keras import models, training  # noqa: E402
 from pvr_keras.tasks import TokenTask  # noqa: E402
 
 HAVE_TF = importlib.util.find_spec("tensorflow") is not None
+# Dense bf16 tensor-core peaks (no sparsity), TFLOP/s, by a substring of the device kind.
+BF16_PEAK_TFLOPS = {
+    "H200": 989.0,
+    "H100 PCIe": 756.0,
+    "H100": 989.0,
+    "A100": 312.0,
+    "L40S": 362.0,
+    "L4": 121.0,
+    "A10": 125.0,
+}
 
 
 class _EpochTimer(keras.callbacks.Callback):
@@ -46,6 +67,35 @@ def _numpy_tokens(task, n, seed=0):
     return x, task.label(x).astype("int32")
 
 
+def _tf_host_only():
+    """Keeps TensorFlow (tf.data, TFDS) off the GPUs: under JAX the accelerator is JAX's."""
+    import tensorflow as tf
+
+    try:
+        tf.config.set_visible_devices([], "GPU")
+    except RuntimeError:
+        pass  # TensorFlow already started its devices in this process
+
+
+def forward_flops(model):
+    """Matmul FLOPs of one example's forward pass: 2 x in x out x positions, per Dense."""
+    total = 0
+    for layer in model.layers:
+        if isinstance(layer, keras.layers.Dense):
+            shape = layer.input.shape  # (batch, ..., in)
+            total += 2 * math.prod(shape[1:-1]) * shape[-1] * layer.units
+    return total
+
+
+def bf16_peak(kind, override):
+    if override:
+        return override * 1e12
+    for name, peak in BF16_PEAK_TFLOPS.items():
+        if name in kind:
+            return peak * 1e12
+    return None
+
+
 def _fit_rate(model, recipe, n, inputs):
     model = training.compile_model(model, recipe, n)
     timer = _EpochTimer()
@@ -63,38 +113,52 @@ def _fit_rate(model, recipe, n, inputs):
     return n / timer.seconds[-1], timer.seconds
 
 
-def token_rate(name, n):
+def token_rate(name, n, source):
     task = TokenTask(window=1)
     recipe = dataclasses.replace(training.TOKEN, epochs=2, warmup_epochs=1)
-    if HAVE_TF:
+    if source == "device":
+        from pvr_keras.data import device
+
+        inputs, what = device.token_stream(task, n, epochs=None), "device input (data.device)"
+    elif HAVE_TF:
         from pvr_keras import data
 
-        inputs, source = data.token_dataset(task, n, epochs=None), "tf.data token_dataset"
+        inputs, what = data.token_dataset(task, n, epochs=None), "tf.data token_dataset"
     else:
-        inputs, source = _numpy_tokens(task, n), "NumPy arrays (no TensorFlow here)"
-    return _fit_rate(models.get(name), recipe, n, inputs), source
+        inputs, what = _numpy_tokens(task, n), "NumPy arrays (no TensorFlow here)"
+    model = models.get(name)
+    return _fit_rate(model, recipe, n, inputs), what, 3 * forward_flops(model)
 
 
-def block_rate(n):
+def block_rate(n, source):
     recipe = training.VISUAL
-    source = "random 80x80 images (no prepared MNIST / TensorFlow here)"
+    what = "random 80x80 images (no prepared MNIST / TensorFlow here)"
     inputs = None
-    if HAVE_TF:
+    if source == "device" or HAVE_TF:
         try:
-            from pvr_keras import data
             from pvr_keras.tasks import BlockTask
 
-            inputs = data.block_dataset(
-                BlockTask(), n, split="train", seed=0, batch_size=50, epochs=None
-            )
-            source = "tf.data block_dataset on MNIST"
+            if source == "device":
+                from pvr_keras.data import device_images
+
+                inputs = device_images.block_stream(
+                    BlockTask(), n, split="train", seed=0, batch_size=50, epochs=None
+                )
+                what = "device input (data.device_images) on MNIST"
+            else:
+                from pvr_keras import data
+
+                inputs = data.block_dataset(
+                    BlockTask(), n, split="train", seed=0, batch_size=50, epochs=None
+                )
+                what = "tf.data block_dataset on MNIST"
         except Exception as error:  # noqa: BLE001 - report and fall back to synthetic input
             print(f"  (block data unavailable: {type(error).__name__}: {error})")
     if inputs is None:
         rng = np.random.default_rng(0)
         inputs = (rng.random((n, 80, 80, 1), dtype=np.float32), rng.integers(0, 10, n))
     model = models.get("resnet18", input_shape=(80, 80, 1))
-    return _fit_rate(model, recipe, n, inputs), source
+    return _fit_rate(model, recipe, n, inputs), what
 
 
 def main():
@@ -102,29 +166,61 @@ def main():
     parser.add_argument("--token-examples", type=int, default=1_000_000)
     parser.add_argument("--block-examples", type=int, default=60_000)
     parser.add_argument("--models", nargs="+", default=["mlp", "mixer", "resnet18"])
+    parser.add_argument(
+        "--inputs",
+        nargs="+",
+        choices=("device", "tfdata"),
+        default=None,
+        help="inputs to time (default: device and tfdata on JAX, tfdata on TensorFlow)",
+    )
+    parser.add_argument("--policy", default="float32", help="Keras dtype policy")
+    parser.add_argument("--peak-tflops", type=float, default=None, help="dense bf16 peak")
     args = parser.parse_args()
     backend = keras.backend.backend()
+    inputs = args.inputs or (["device", "tfdata"] if backend == "jax" else ["tfdata"])
+    if "device" in inputs and backend != "jax":
+        parser.error(f"--inputs device needs the JAX backend; received backend {backend}")
+    keras.config.set_dtype_policy(args.policy)
     if backend == "jax":
         import jax
 
+        if HAVE_TF and "tfdata" in inputs:
+            _tf_host_only()
         devices = [str(d) for d in jax.devices()]
+        kind = jax.devices()[0].device_kind
     else:
         import tensorflow as tf
 
         devices = [d.name for d in tf.config.list_logical_devices()]
-    print(f"backend {backend}, keras {keras.__version__}, devices {devices}", flush=True)
-    for name in args.models:
-        if name == "resnet18":
-            (rate, seconds), source = block_rate(args.block_examples)
-            size = f"{args.block_examples} block images, batch 50"
-        else:
-            (rate, seconds), source = token_rate(name, args.token_examples)
-            size = f"{args.token_examples} token examples, batch 1024"
-        print(
-            f"  {backend:10s} {name:9s} {rate:12,.0f} examples/s  (epoch times "
-            f"{', '.join(f'{s:.1f}' for s in seconds)} s; {size}; {source})",
-            flush=True,
+        gpus = tf.config.list_physical_devices("GPU")
+        kind = (
+            tf.config.experimental.get_device_details(gpus[0]).get("device_name", "")
+            if gpus
+            else "CPU"
         )
+    peak = bf16_peak(kind, args.peak_tflops)
+    print(
+        f"backend {backend}, keras {keras.__version__}, policy {args.policy}, devices {devices}, "
+        f"bf16 peak {'unknown' if peak is None else f'{peak / 1e12:.0f} TFLOP/s'} ({kind})",
+        flush=True,
+    )
+    for name in args.models:
+        for source in inputs:
+            if name == "resnet18":
+                (rate, seconds), what = block_rate(args.block_examples, source)
+                size, usage = f"{args.block_examples} block images, batch 50", ""
+            else:
+                (rate, seconds), what, flops = token_rate(name, args.token_examples, source)
+                size = f"{args.token_examples} token examples, batch 1024"
+                achieved = rate * flops
+                usage = f", {achieved / 1e12:.1f} TFLOP/s"
+                if peak:
+                    usage += f" = {100 * achieved / peak:.1f}% of bf16 peak"
+            print(
+                f"  {backend:10s} {name:9s} {source:7s} {rate:12,.0f} examples/s{usage}  (epoch "
+                f"times {', '.join(f'{s:.1f}' for s in seconds)} s; {size}; {what})",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

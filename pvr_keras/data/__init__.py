@@ -1,21 +1,33 @@
-"""tf.data pipelines for every PVR task; the only package that imports tensorflow directly."""
+"""Data for every PVR task: tf.data pipelines, and their JAX twins made on the device.
 
-from pvr_keras.data.tf_setup import configure_devices
+The tf.data modules (``token``, ``block``, ``sequence``, ``random``, ``tf_setup``) are the
+only ones that import tensorflow directly; the first of them to load sets TensorFlow's devices
+(``tf_setup.configure_devices``: GPUs hidden under JAX, memory growth under TensorFlow) before
+any op. The device twins (``device``, ``device_images``, ``jax_random``) import JAX, and the
+token one never TensorFlow, so this package loads its members lazily:
+``from pvr_keras.data import device`` does not start TensorFlow.
+"""
 
-configure_devices()  # before any pipeline op: TensorFlow's GPUs (hidden under JAX)
+import importlib
 
-# ruff: noqa: E402
-from pvr_keras.data.block import block_arrays, block_dataset
-from pvr_keras.data.images import load_images
-from pvr_keras.data.sequence import sequence_arrays, sequence_dataset
-from pvr_keras.data.token import token_arrays, token_dataset
+_MEMBERS = {
+    "block_arrays": "block",
+    "block_dataset": "block",
+    "load_images": "images",
+    "sequence_arrays": "sequence",
+    "sequence_dataset": "sequence",
+    "token_arrays": "token",
+    "token_dataset": "token",
+}
 
-__all__ = [
-    "block_arrays",
-    "block_dataset",
-    "load_images",
-    "sequence_arrays",
-    "sequence_dataset",
-    "token_arrays",
-    "token_dataset",
-]
+__all__ = sorted(_MEMBERS)
+
+
+def __getattr__(name):
+    if name in _MEMBERS:
+        return getattr(importlib.import_module(f"pvr_keras.data.{_MEMBERS[name]}"), name)
+    raise AttributeError(f"module 'pvr_keras.data' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_MEMBERS))

@@ -18,7 +18,7 @@ import threading
 import numpy as np
 import tensorflow_datasets as tfds
 
-from pvr_keras.data import random
+from pvr_keras.data import keys
 from pvr_keras.errors import DataNotPrepared
 
 SOURCES = ("mnist", "cifar10")
@@ -166,7 +166,10 @@ def load_images(name, split, data_dir=None, *, download=True):
         ((10000, 28, 28, 1), dtype('uint8'), array([2, 0, 4]))
     """
     _check_name(name)
-    random.check_split(split)
+    keys.check_split(split)
+    from pvr_keras.data.tf_setup import configure_devices  # TensorFlow decodes the files
+
+    configure_devices()  # first: under JAX its GPUs are hidden (JAX owns the accelerators)
     root, version = prepare(name, data_dir, download=download)
     key = (name, split, root, version)
     with _LOCK:

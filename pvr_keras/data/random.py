@@ -8,31 +8,28 @@ or how many examples came before it, and memory stays O(batch) for any dataset s
 import numpy as np
 import tensorflow as tf
 
-_GOLDEN = 0x9E3779B97F4A7C15
-_MUL1 = 0xBF58476D1CE4E5B9
-_MUL2 = 0x94D049BB133111EB
-_MASK = (1 << 64) - 1
-SPLITS = ("train", "test")
+from pvr_keras.data.tf_setup import configure_devices
 
+configure_devices()  # before any pipeline op: TensorFlow's GPUs (hidden under JAX)
 
-def _mix_int(z):
-    """splitmix64 finaliser on a Python int (used once per key, not per example)."""
-    z = (z + _GOLDEN) & _MASK
-    z = ((z ^ (z >> 30)) * _MUL1) & _MASK
-    z = ((z ^ (z >> 27)) * _MUL2) & _MASK
-    return z ^ (z >> 31)
+# The keys are plain Python, shared with the JAX twin (jax_random.py); re-exported here.
+# ruff: noqa: E402
+from pvr_keras.data.keys import GOLDEN, MUL1, MUL2, SPLITS, check_seed, check_split, stream_key
 
-
-def check_split(split):
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {', '.join(SPLITS)}; received {split!r}")
-    return split
-
-
-def check_seed(seed):
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; received {seed!r}")
-    return int(seed)
+__all__ = [
+    "GOLDEN",
+    "MUL1",
+    "MUL2",
+    "SPLITS",
+    "check_schedule",
+    "check_seed",
+    "check_split",
+    "epoch_order",
+    "epochs_dataset",
+    "random_bits",
+    "stream_key",
+    "uniform_int",
+]
 
 
 def check_schedule(epochs, first_epoch):
@@ -46,24 +43,13 @@ def check_schedule(epochs, first_epoch):
         raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
 
 
-def stream_key(seed, split, *salt):
-    """The 64-bit key of one random stream: (seed, split, salt...) -> Python int.
-
-    Train and test, and any two seeds, get unrelated keys, hence independent streams.
-    """
-    key = _mix_int(check_seed(seed))
-    for part in (SPLITS.index(check_split(split)) + 1, *salt):
-        key = _mix_int(key ^ _mix_int(int(part)))
-    return key
-
-
 def _mix(z):
     """splitmix64 finaliser on a uint64 tensor (wrapping arithmetic)."""
-    z = z + tf.constant(_GOLDEN, tf.uint64)
+    z = z + tf.constant(GOLDEN, tf.uint64)
     z = tf.bitwise.bitwise_xor(z, tf.bitwise.right_shift(z, tf.constant(30, tf.uint64)))
-    z = z * tf.constant(_MUL1, tf.uint64)
+    z = z * tf.constant(MUL1, tf.uint64)
     z = tf.bitwise.bitwise_xor(z, tf.bitwise.right_shift(z, tf.constant(27, tf.uint64)))
-    z = z * tf.constant(_MUL2, tf.uint64)
+    z = z * tf.constant(MUL2, tf.uint64)
     return tf.bitwise.bitwise_xor(z, tf.bitwise.right_shift(z, tf.constant(31, tf.uint64)))
 
 

@@ -16,8 +16,9 @@ _DONE = []
 def configure_devices(backend=None):
     """Hides TensorFlow's GPUs under the JAX backend; turns on memory growth under TensorFlow.
 
-    Runs once per process (later calls do nothing). Called when ``pvr_keras.data`` (or
-    ``training.distribute``) is imported, so before any pipeline op.
+    Runs once per process (later calls do nothing). Called when a tf.data module of
+    ``pvr_keras.data`` loads (they all import ``random.py``), when ``load_images`` first
+    decodes a split, and by ``training.distribute`` on TensorFlow: before any TF op.
 
     Args:
         backend: the Keras backend; default ``keras.backend.backend()``.

@@ -9,7 +9,7 @@ follow ``TokenTask.label`` exactly (tested against it).
 import numpy as np
 import tensorflow as tf
 
-from pvr_keras.data import random
+from pvr_keras.data import keys, random
 from pvr_keras.tasks import TokenTask
 
 CHUNK_EXAMPLES = 32_768
@@ -57,13 +57,6 @@ def tf_label(task, x):
     return tf_aggregate(task.aggregation, window, task.num_values)
 
 
-def _held_out_codes(task, holdout):
-    """Held-out windows as sorted base-num_values codes (first window value most significant)."""
-    tuples = task.holdout_tuples(holdout)
-    powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
-    return np.sort(tuples @ powers)
-
-
 def _decode(task, codes):
     """Base-num_values codes (B,) -> window digits (B, w), first digit most significant."""
     powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
@@ -79,7 +72,7 @@ def _window_draw(task, holdout, split, bits, index):
     """
     if not holdout:
         return None
-    codes = _held_out_codes(task, holdout)
+    codes = keys.held_out_codes(task, holdout)
     if split == "test":
         pick = tf.math.floormod(index, holdout)
         return _decode(task, tf.gather(tf.constant(codes), pick))
@@ -91,16 +84,8 @@ def _window_draw(task, holdout, split, bits, index):
     return _decode(task, rank + skipped)
 
 
-def stream_key(task, seed, split, holdout, *salt):
-    """The key of a token stream: (seed, split, holdout), plus the held-out tuple when it is
-    not the default one (so the default streams never change)."""
-    values = ()
-    if holdout and task.holdout_values is not None:
-        # >= 2: never equal to a sequence stream's image salt (1) in the same place.
-        values = (
-            2 + int(np.ravel_multi_index(task.holdout_values, (task.num_values,) * task.window)),
-        )
-    return random.stream_key(seed, split, holdout, *values, *salt)
+# The key of a token stream (shared with the JAX twin, device.py).
+stream_key = keys.token_stream_key
 
 
 def make_examples(task, key, split, holdout=0):

@@ -16,10 +16,14 @@ from pvr_keras.sweeps.results import ResultsDir
 CURVES = ("train_eval_accuracy", "test_accuracy", "train_loss", "test_loss")
 
 
-def train_token_run(run, run_dir, *, save_model=True, verbose=0):
-    """Trains one ``TokenRun`` with ``training.train`` into ``run_dir``; returns its record."""
+def train_token_run(run, run_dir, *, save_model=True, verbose=0, input=None):
+    """Trains one ``TokenRun`` with ``training.train`` into ``run_dir``; returns its record.
+
+    ``input``: ``"device"`` or ``"tfdata"`` (``training.inputs``); default device input on
+    the JAX backend, tf.data on TensorFlow. The examples, hence the results, are the same.
+    """
     from pvr_keras import models, training
-    from pvr_keras.training.inputs import token_train_data
+    from pvr_keras.training.inputs import default_input, token_train_data
 
     task = run.task()
     data = token_train_data(
@@ -29,6 +33,7 @@ def train_token_run(run, run_dir, *, save_model=True, verbose=0):
         batch_size=run.batch_size,
         seed=run.seed,
         holdout=run.holdout,
+        input=input or default_input(),
     )
     return training.train(
         lambda: models.get(
@@ -70,6 +75,7 @@ def result_line(run, record, sweep):
         "wall_time_s": record.get("wall_time_s"),
         "num_params": record.get("num_params"),
         "backend": record.get("backend"),
+        "input": record.get("input"),
         "host": record.get("host"),
         "finished": record.get("finished"),
         "run_dir": f"runs/{run.run_id}",

@@ -31,6 +31,9 @@ class TrainData:
         final_evals: ``{name: finite dataset}`` evaluated once, after the last epoch, into
             the record's ``final`` as ``<name>_accuracy`` and ``<name>_loss`` (a holdout
             run's IID test set: ``iid_test``).
+        input: where the batches are made, for the run record: ``"tfdata"`` (tf.data
+            pipelines on the host) or ``"device"`` (JAX programs on the accelerator,
+            ``data.device``); the examples are the same.
     """
 
     make_train: Callable[[int], Any]
@@ -38,6 +41,7 @@ class TrainData:
     test: Any
     train_eval: Any = None
     final_evals: dict = dataclasses.field(default_factory=dict)
+    input: str = "tfdata"
 
 
 class _EpochRecorder(keras.callbacks.Callback):
@@ -250,6 +254,7 @@ def _train(run, build_model, distribution):
             "wall_time_s": 0.0,
         }
     run.record["distribution"] = distribution.describe()
+    run.record["input"] = data.input
     if initial_epoch < epochs:
         with distribution.scope():
             model.fit(

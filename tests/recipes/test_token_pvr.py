@@ -96,3 +96,19 @@ def test_sigkill_and_resume(tmp_path):
     assert record["history"]["epoch"] == list(range(1, 9))  # whole, no epoch twice
     assert len(pd.read_csv(out / "history.csv")) == 8
     assert not (out / "checkpoint").exists()
+
+
+def test_input_choice_is_recorded_and_changes_no_result(tmp_path):
+    args = [*TINY, "--epochs", "1", "--window", "2"]
+    if os.environ.get("KERAS_BACKEND", "tensorflow") != "jax":
+        with pytest.raises(ValueError, match="needs the JAX backend; received backend"):
+            token_pvr.main([*args, "--input", "device", "--out", str(tmp_path / "refused")])
+        assert not (tmp_path / "refused").exists()  # refused before any work
+        return
+    default = token_pvr.main([*args, "--out", str(tmp_path / "default")])
+    tfdata = token_pvr.main([*args, "--input", "tfdata", "--out", str(tmp_path / "tfdata")])
+    assert default["input"] == "device" and tfdata["input"] == "tfdata"  # JAX: device default
+    assert "input" not in default["config"]  # a run may resume on the other input
+    for key, values in tfdata["history"].items():
+        if key != "epoch_seconds":
+            assert default["history"][key] == values, key

@@ -1,0 +1,360 @@
+"""Block and image-sequence PVR made on the JAX device: the twins of ``block.py`` and
+``sequence.py``, bit for bit.
+
+The source images are read once from TFDS on the host (``images.load_images``; TensorFlow is
+kept off the accelerators for it) and then live in device memory, passed to the jitted batch
+program as arguments. A block image starts as zeros and each cell's image is placed in its
+cell by ``lax.dynamic_update_slice`` at the cell's jitter offset, as ``block.py``'s XLA
+composer does: batched over the examples (one zero tile per cell, then the tiles side by
+side) on an accelerator, one example after another into one canvas in place on a CPU. The
+hash, draws and labels are ``jax_random``'s and ``device``'s twins of the TF ones, so for the
+same (task, seed, split, holdout, index) the pixels, labels, offsets and image indices equal
+``data.block_arrays`` / ``data.sequence_arrays``.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from pvr_keras.data import device as token_device
+from pvr_keras.data import jax_random, keys
+from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
+from pvr_keras.data.device_stream import collect as _collect
+from pvr_keras.tasks import BlockTask, TokenTask
+
+SLOTS_PER_CELL = 3  # as block.py: image, row offset, column offset
+IMAGE_SALT = 1  # as sequence.py: the image stream's salt
+NUM_DIGITS = 10
+DTYPES = ("float32", "uint8")
+CHUNK_EXAMPLES = 1024  # examples per dispatch, as block.py's chunks
+# How block images are composed: None picks by platform ("in_place" on a CPU, "batched"
+# elsewhere); both give the same pixels (tests run both).
+COMPOSE = None
+
+
+def _load_images(name, split, data_dir):
+    """``load_images``: TFDS decodes on the host with TensorFlow, whose GPUs it hides first
+    under JAX (``tf_setup``), so a JAX process keeps its accelerators' memory."""
+    from pvr_keras.data.images import load_images
+
+    return load_images(name, split, data_dir)
+
+
+def to_float(x):
+    """uint8 pixels -> float32 in [0, 1], as ``block.to_float``."""
+    return x.astype(jnp.float32) * np.float32(1.0 / 255.0)
+
+
+# ------------------------------------------------------------------------ blocks ----
+
+
+def _check_block(task, num_examples, split, seed, holdout, batch_size, dtype):
+    if not isinstance(task, BlockTask):
+        raise ValueError(f"task must be a BlockTask; received {type(task).__name__}")
+    check_num_examples(num_examples)
+    check_positive("batch_size", batch_size)
+    keys.check_split(split)
+    keys.check_seed(seed)
+    task.check_holdout(holdout)
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; received {dtype!r}")
+
+
+def _pools(task, split, holdout, labels):
+    """Per value cell, the sorted indices of the images it may hold, or None for all of
+    them (as ``block._pools``)."""
+    if not holdout:
+        return [None] * task.num_value_cells
+    pools = []
+    for held in task.holdout_classes():
+        allowed = np.isin(labels, held) if split == "test" else ~np.isin(labels, held)
+        pool = np.flatnonzero(allowed).astype(np.int32)
+        if not len(pool):
+            raise ValueError(
+                f"no {task.values} {split} images may fill a holdout cell (classes "
+                f"{'' if split == 'test' else 'other than '}{held}); is the data complete?"
+            )
+        pools.append(pool)
+    return pools
+
+
+def block_source(task, split, holdout=False, data_dir=None):
+    """The arrays a block stream reads: (constants, static) where ``constants`` are the
+    source images, labels and holdout pools to place on the device, ``static`` the sizes."""
+    pointer_images, pointer_labels = _load_images(task.pointer_source, split, data_dir)
+    value_images, value_labels = _load_images(task.values, split, data_dir)
+    pools = _pools(task, split, holdout, value_labels)
+    sizes = [len(pointer_labels)] + [
+        len(value_labels) if pool is None else len(pool) for pool in pools
+    ]
+    constants = (
+        pointer_images,
+        value_images,
+        pointer_labels.astype(np.int32),
+        value_labels.astype(np.int32),
+        tuple(np.zeros(0, np.int32) if p is None else p.astype(np.int32) for p in pools),
+    )
+    static = {
+        "sizes": sizes,
+        "pooled": [p is not None for p in pools],
+        "pointer_side": pointer_images.shape[1],
+        "value_side": value_images.shape[1],
+    }
+    return constants, static
+
+
+def make_block_examples(task, key, static, dtype="float32"):
+    """Returns ``fn(index, constants) -> dict``, the twin of ``block.make_examples``: ``x``
+    (B, *task.image_shape) float32 in [0, 1] (or uint8), ``y`` int32 (B,), and int32
+    ``cell_labels`` (B, cells), ``offsets`` (B, cells, 2), ``image_index`` (B, cells)."""
+    g, cell, channels, cells = task.grid, task.cell, task.channels, task.num_cells
+    digit_to_cell = task.digit_to_value_cell.astype(np.int32)
+    sizes, pooled = static["sizes"], static["pooled"]
+
+    def place(images, index, offsets):
+        """Cell k's tile (B, cell, cell, C): zeros with each image at its offset."""
+        image = images[index]  # (B, h, w, c)
+        if image.shape[-1] != channels:
+            image = jnp.tile(image, (1, 1, 1, channels // image.shape[-1]))
+        zeros = jnp.zeros((cell, cell, channels), jnp.uint8)
+        return jax.vmap(lambda im, r, c: lax.dynamic_update_slice(zeros, im, (r, c, 0)))(
+            image, offsets[:, 0], offsets[:, 1]
+        )
+
+    def compose_in_place(pointer_images, value_images, image_index, offsets):
+        """The same canvas by a loop over the examples copying each cell's image into one
+        zero canvas in place (block.py's way): faster than batched scatters on a CPU."""
+
+        def one(b, canvas):
+            for k in range(cells):
+                source = pointer_images if k == 0 else value_images
+                _, h, w, c = source.shape
+                image = lax.dynamic_slice(source, (image_index[b, k], 0, 0, 0), (1, h, w, c))
+                if c != channels:
+                    image = jnp.tile(image, (1, 1, 1, channels // c))
+                top = (k // g) * cell + offsets[b, k, 0]
+                left = (k % g) * cell + offsets[b, k, 1]
+                canvas = lax.dynamic_update_slice(canvas, image, (b, top, left, 0))
+            return canvas
+
+        canvas = jnp.zeros((image_index.shape[0], g * cell, g * cell, channels), jnp.uint8)
+        return lax.fori_loop(0, image_index.shape[0], one, canvas)
+
+    def examples(index, constants):
+        pointer_images, value_images, pointer_labels, value_labels, pools = constants
+        hi, _ = jax_random.random_bits(key, index, SLOTS_PER_CELL * cells)
+        hi = hi.reshape(-1, cells, SLOTS_PER_CELL)
+        picks = []
+        for k in range(cells):
+            pick = jax_random.uniform_int(hi[:, k, 0], sizes[k])
+            if k and pooled[k - 1]:
+                pick = pools[k - 1][pick]
+            picks.append(pick)
+        image_index = jnp.stack(picks, axis=1)  # (B, cells)
+        offsets = jnp.concatenate(
+            [
+                jax_random.uniform_int(hi[:, :1, 1:], cell - static["pointer_side"] + 1),
+                jax_random.uniform_int(hi[:, 1:, 1:], cell - static["value_side"] + 1),
+            ],
+            axis=1,
+        )  # (B, cells, 2)
+        if (COMPOSE or ("in_place" if jax.default_backend() == "cpu" else "batched")) == "in_place":
+            x = compose_in_place(pointer_images, value_images, image_index, offsets)
+        else:
+            tiles = [
+                place(pointer_images if k == 0 else value_images, image_index[:, k], offsets[:, k])
+                for k in range(cells)
+            ]
+            rows = [jnp.concatenate(tiles[r * g : (r + 1) * g], axis=2) for r in range(g)]
+            x = jnp.concatenate(rows, axis=1)  # (B, g*cell, g*cell, C) uint8
+        if dtype == "float32":
+            x = to_float(x)
+        cell_labels = jnp.concatenate(
+            [pointer_labels[image_index[:, :1]], value_labels[image_index[:, 1:]]], axis=1
+        )
+        first = jnp.asarray(digit_to_cell)[cell_labels[:, 0]]
+        window = [
+            jnp.take_along_axis(
+                cell_labels, ((first + j) % task.num_value_cells + 1)[:, None], axis=1
+            )[:, 0]
+            for j in range(task.window)
+        ]
+        y = token_device.jax_aggregate(task.aggregation, window, task.num_classes)
+        return {
+            "x": x,
+            "y": y,
+            "cell_labels": cell_labels,
+            "offsets": offsets,
+            "image_index": image_index,
+        }
+
+    return examples
+
+
+def _block_key(seed, split):
+    # As block.py: IID and holdout share the key; only the value pools differ.
+    return keys.stream_key(seed, split)
+
+
+def block_stream(
+    task,
+    num_examples,
+    *,
+    split,
+    seed,
+    holdout=False,
+    batch_size=50,
+    shuffle=True,
+    epochs=1,
+    first_epoch=0,
+    data_dir=None,
+    dtype="float32",
+):
+    """Batched block-style visual PVR examples made on the JAX device: ``block_dataset``'s
+    twin (same arguments, same batches in the same order).
+
+    Returns:
+        A ``DeviceStream`` (a ``keras.utils.PyDataset``) of (x (batch, *task.image_shape) of
+        ``dtype``, y int32 (batch,)) ``jax.Array`` batches.
+    """
+    _check_block(task, num_examples, split, seed, holdout, batch_size, dtype)
+    constants, static = block_source(task, split, holdout, data_dir)
+    key = _block_key(seed, split)
+    return DeviceStream(
+        make_block_examples(task, key, static, dtype),
+        num_examples,
+        batch_size,
+        key,
+        shuffle=shuffle,
+        epochs=epochs,
+        first_epoch=first_epoch,
+        chunk_examples=CHUNK_EXAMPLES,
+        constants=constants,
+    )
+
+
+def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=None):
+    """The first ``num_examples`` block examples of a split, in index order, made on the
+    device: ``x, y, info`` equal to ``data.block_arrays`` (info arrays as int32)."""
+    _check_block(task, num_examples, split, seed, holdout, 1, "float32")
+    constants, static = block_source(task, split, holdout, data_dir)
+    key = _block_key(seed, split)
+    names = ("x", "y", "cell_labels", "offsets", "image_index")
+    stream = DeviceStream(
+        make_block_examples(task, key, static),
+        num_examples,
+        min(num_examples, CHUNK_EXAMPLES),
+        key,
+        shuffle=False,
+        outputs=names,
+        constants=constants,
+    )
+    x, y, *rest = _collect(stream)
+    return x, y, dict(zip(names[2:], rest, strict=True))
+
+
+# ------------------------------------------------------------------ image sequences ----
+
+
+def _check_sequence(task, num_examples, split, seed, holdout, batch_size):
+    if not isinstance(task, TokenTask):
+        raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
+    if task.num_values > NUM_DIGITS:
+        raise ValueError(
+            f"image sequences draw tokens as MNIST digits, so num_values must be <= "
+            f"{NUM_DIGITS}; received num_values={task.num_values}"
+        )
+    check_num_examples(num_examples)
+    check_positive("batch_size", batch_size)
+    keys.check_split(split)
+    keys.check_seed(seed)
+    task.check_holdout(holdout)
+
+
+def sequence_source(task, split, data_dir=None):
+    """(constants, None): MNIST images, the image indices grouped by digit, and each digit's
+    first position and count in that order (``sequence.make_examples``'s tables)."""
+    images, labels = _load_images("mnist", split, data_dir)
+    counts = np.bincount(labels, minlength=NUM_DIGITS)
+    missing = [d for d in range(task.num_values) if counts[d] == 0]
+    if missing:
+        raise ValueError(f"the mnist {split} split has no images of digit(s) {missing}")
+    order = np.argsort(labels, kind="stable").astype(np.int32)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+    return (images, order, starts, counts.astype(np.int32)), None
+
+
+def make_sequence_examples(task, seed, split, holdout=0):
+    """Returns ``(fn, key)``, the twin of ``sequence.make_examples``: ``fn(index, constants)``
+    gives ``x`` float32 (B, seq_len, 28, 28, 1), ``y``, ``tokens`` and ``image_index`` int32."""
+    key = keys.token_stream_key(task, seed, split, holdout)
+    image_key = keys.token_stream_key(task, seed, split, holdout, IMAGE_SALT)
+    tokens_fn = token_device.make_examples(task, key, split, holdout)
+
+    def examples(index, constants):
+        images, order, starts, counts = constants
+        out = tokens_fn(index)
+        tokens = out["x"]  # (B, seq_len)
+        hi, _ = jax_random.random_bits(image_key, index, task.seq_len)
+        rank = jax_random.uniform_int(hi, counts[tokens])
+        image_index = order[starts[tokens] + rank]
+        x = to_float(images[image_index])
+        return {"x": x, "y": out["y"], "tokens": tokens, "image_index": image_index}
+
+    return examples, key
+
+
+def sequence_stream(
+    task,
+    num_examples,
+    *,
+    split,
+    seed,
+    holdout=0,
+    batch_size=50,
+    shuffle=True,
+    epochs=1,
+    first_epoch=0,
+    data_dir=None,
+):
+    """Batched image-sequence PVR examples made on the JAX device: ``sequence_dataset``'s
+    twin (same arguments, same batches in the same order).
+
+    Returns:
+        A ``DeviceStream`` of (x float32 (batch, seq_len, 28, 28, 1), y int32 (batch,)).
+    """
+    _check_sequence(task, num_examples, split, seed, holdout, batch_size)
+    constants, _ = sequence_source(task, split, data_dir)
+    examples, key = make_sequence_examples(task, seed, split, holdout)
+    return DeviceStream(
+        examples,
+        num_examples,
+        batch_size,
+        key,
+        shuffle=shuffle,
+        epochs=epochs,
+        first_epoch=first_epoch,
+        chunk_examples=CHUNK_EXAMPLES,
+        constants=constants,
+    )
+
+
+def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None):
+    """The first ``num_examples`` image sequences of a split, in index order, made on the
+    device: ``x, y, info`` equal to ``data.sequence_arrays`` (info arrays as int32)."""
+    _check_sequence(task, num_examples, split, seed, holdout, 1)
+    constants, _ = sequence_source(task, split, data_dir)
+    examples, key = make_sequence_examples(task, seed, split, holdout)
+    names = ("x", "y", "tokens", "image_index")
+    stream = DeviceStream(
+        examples,
+        num_examples,
+        min(num_examples, CHUNK_EXAMPLES),
+        key,
+        shuffle=False,
+        outputs=names,
+        constants=constants,
+    )
+    x, y, *rest = _collect(stream)
+    return x, y, dict(zip(names[2:], rest, strict=True))
