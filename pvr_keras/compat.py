@@ -127,3 +127,70 @@ def tensorboard_only_if_used(tuner_class):
     Tuner.__name__ = Tuner.__qualname__ = tuner_class.__name__
     Tuner.__doc__ = tuner_class.__doc__
     return Tuner
+
+
+# Keras 3 with tf.distribute (checked with keras 3.15.1, tensorflow 2.21.0): ``fit`` first
+# reduces one input batch over the replicas to build the model, which turns int tokens into
+# float64 means under MirroredStrategy and fails outright under MultiWorkerMirroredStrategy
+# (keras-team/keras#20585, tensorflow/tensorflow#72388). The model is built from the dataset's
+# element spec instead (private ``Model._symbolic_build``), and ``fit`` (run in the strategy's
+# scope) takes the strategy from the scope (private ``_distribute_strategy``).
+def build_for_strategy(model, element_spec):
+    """Builds a compiled model's state from a dataset's element spec, for ``fit`` under a
+    tf.distribute strategy; call inside the strategy's scope."""
+    import keras
+
+    if not hasattr(model, "_symbolic_build") or not hasattr(model, "_distribute_strategy"):
+        raise RuntimeError(
+            f"keras {keras.__version__} has no Model._symbolic_build / _distribute_strategy "
+            "(checked with 3.15): pvr_keras.compat.build_for_strategy needs updating"
+        )
+    specs = tuple(keras.KerasTensor(s.shape, s.dtype.name) for s in element_spec)
+    model._symbolic_build(data_batch=specs)
+    model._distribute_strategy = None  # fit reads tf.distribute.get_strategy() instead
+
+
+def patch_multi_worker_metric_reduce():
+    """Keras 3 ``fit`` under MultiWorkerMirroredStrategy reduces each scalar metric with
+    ``strategy.reduce("MEAN", v, axis=0)``, which fails on scalars ("Invalid reduction
+    dimension 0 for input with 0 dimensions"; tensorflow/tensorflow#72388,
+    keras-team/keras#20585; checked with keras 3.15.1). The metric values are already
+    synchronised across workers: reduce them without an axis (private
+    ``keras.src.backend.tensorflow.trainer.reduce_per_replica``). Idempotent."""
+    import keras
+    from keras.src.backend.tensorflow import trainer
+
+    if not hasattr(trainer, "reduce_per_replica") or not hasattr(
+        trainer, "_collective_all_reduce_multi_worker"
+    ):
+        raise RuntimeError(
+            f"keras {keras.__version__} moved its TensorFlow trainer's reduce_per_replica "
+            "(checked with 3.15): pvr_keras.compat.patch_multi_worker_metric_reduce needs "
+            "updating"
+        )
+    if getattr(trainer.reduce_per_replica, "_pvr_patched", False):
+        return
+    original = trainer.reduce_per_replica
+
+    def reduce_per_replica(values, strategy, reduction):
+        if reduction == "auto" and trainer._collective_all_reduce_multi_worker(strategy):
+            return keras.tree.map_structure(lambda v: strategy.reduce("MEAN", v, None), values)
+        return original(values, strategy, reduction)
+
+    reduce_per_replica._pvr_patched = True
+    trainer.reduce_per_replica = reduce_per_replica
+
+
+def xla_slice_ops():
+    """TensorFlow's XLA ``dynamic_slice`` and ``dynamic_update_slice`` ops, which the block
+    composer uses for in-place copies inside one XLA program: not public TensorFlow API
+    (``tensorflow.compiler.tf2xla.python.xla``; Keras's TensorFlow backend imports the same
+    module for ``slice_update``; checked with tensorflow 2.21.0). Returns the module."""
+    try:
+        from tensorflow.compiler.tf2xla.python import xla
+    except ImportError as err:
+        raise RuntimeError(
+            "this TensorFlow has no tensorflow.compiler.tf2xla.python.xla (checked with "
+            f"2.21): pvr_keras.compat.xla_slice_ops needs updating ({err})"
+        ) from None
+    return xla

@@ -337,10 +337,72 @@ class VisualConfig:
         check_positive(self, ("learning_rate",))
 
 
+@dataclasses.dataclass(frozen=True)
+class BlockConfig(VisualConfig):
+    """The fields of a 2x2 block-style run (``block_iid.py``, ``block_holdout.py``): the
+    visual training fields, the CNN and its width, and the images of the value cells. A
+    recipe subclasses it and adds its ``out`` (and whatever else it needs)."""
+
+    model: str = dataclasses.field(
+        default="resnet18", metadata={"choices": ("resnet18", "vgg11_bn"), "help": "architecture"}
+    )
+    values: str = dataclasses.field(
+        default="mnist",
+        metadata={"choices": ("mnist", "cifar10"), "help": "images of the value cells"},
+    )
+    width: int = dataclasses.field(
+        default=64, metadata={"help": "base channels of the CNN (torchvision: 64)"}
+    )
+
+    def task(self):
+        from pvr_keras.tasks import BlockTask
+
+        return BlockTask(values=self.values)
+
+    def validate(self):
+        super().validate()
+        check_ints(self, ("width",), 1)
+        check_task(self.task)
+        if hasattr(self, "out"):
+            check_task(lambda: format_out(self))
+
+
+def block_presets(config_cls):
+    """The block recipes' presets as ``config_cls`` instances (its own ``out`` default).
+
+    ``paper``: ResNet18 at torchvision width 64, the paper's visual recipe (Adam 1e-4, batch
+    50, 10 epochs, constant rate), 60,000 / 10,000 examples. ``medium`` (Figure 7 in
+    docs/results): width 16, 60,000 / 10,000, 5 epochs of Adam 2e-3 with cosine decay.
+    ``quick`` (minutes on a 2-core CPU): width 8, 25,000 / 2,000, 5 epochs of Adam 2e-3 with
+    cosine decay. ``block_iid.py`` and ``block_holdout.py`` share them, so that a block_iid
+    run can stand in for block_holdout's IID model.
+    """
+    paper = config_cls()
+    quick = dataclasses.replace(
+        paper, width=8, num_examples=25_000, test_examples=2_000, train_eval_examples=2_000,
+        epochs=5, learning_rate=2e-3, schedule="cosine",
+    )  # fmt: skip
+    medium = dataclasses.replace(
+        paper, width=16, train_eval_examples=5_000, epochs=5, learning_rate=2e-3,
+        schedule="cosine",
+    )  # fmt: skip
+    return {"quick": quick, "medium": medium, "paper": paper}
+
+
 # Fields that say how a run executes, not what it computes: a run killed on N devices may
 # resume on M, a run that downloaded its data may resume with --no-download, one fed from
 # tf.data may resume from device input (the same examples).
 HOW_FIELDS = ("devices", "download", "tensorboard", "input")
+
+
+def block_run_fields():
+    """The fields of a ``BlockConfig`` that describe the run (``block_holdout.py --iid-run``
+    reuses a finished block_iid run when they agree)."""
+    return tuple(
+        f.name
+        for f in dataclasses.fields(BlockConfig)
+        if f.name not in ("data_dir", "backend", *HOW_FIELDS)
+    )
 
 
 def identity(config, *more):

@@ -39,19 +39,14 @@ set (CPU training is not bit-reproducible, so the accuracies move a little betwe
 import dataclasses
 import json
 import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-
-import block_iid  # noqa: E402  (the IID run is block_iid's, so that its folders can be reused)
-
-from pvr_keras import config as configs  # noqa: E402
+from pvr_keras import config as configs
 
 CELLS = ("top right", "bottom left", "bottom right")
 
 
 @dataclasses.dataclass(frozen=True)
-class Config(block_iid.Config):
+class Config(configs.BlockConfig):
     iid_run: str | None = dataclasses.field(
         default=None,
         metadata={"help": "finished block_iid run folder of the same config to reuse"},
@@ -73,10 +68,8 @@ class Config(block_iid.Config):
                 )
 
 
-PRESETS = {
-    name: Config(**dataclasses.asdict(preset) | {"out": Config.out})
-    for name, preset in block_iid.PRESETS.items()
-}
+# The presets of block_iid.py (configs.block_presets): its runs can stand in for the IID model.
+PRESETS = configs.block_presets(Config)
 
 
 def check_iid_run(cfg, folder):
@@ -88,8 +81,9 @@ def check_iid_run(cfg, folder):
     if record.get("status") != "complete":
         raise ValueError(f"iid_run {folder} is not complete (status {record.get('status')!r})")
     found = record.get("config", {})
-    theirs = {k: found.get(k) for k in block_iid.RUN_FIELDS} | {"holdout": found.get("holdout")}
-    ours = {k: v for k, v in configs.to_dict(cfg).items() if k in block_iid.RUN_FIELDS}
+    fields = configs.block_run_fields()
+    theirs = {k: found.get(k) for k in fields} | {"holdout": found.get("holdout")}
+    ours = {k: v for k, v in configs.to_dict(cfg).items() if k in fields}
     ours["holdout"] = False
     if theirs != ours:
         diff = {k: (theirs[k], ours[k]) for k in ours if theirs[k] != ours[k]}
@@ -211,12 +205,20 @@ def main(argv=None):
     # Data first: a machine that cannot get it fails here, before anything is written.
     images.prepare_sources(cfg.task().sources, cfg.data_dir, download=cfg.download)
     configs.write(cfg, out)  # refuses a folder of another run, untouched
-    base = block_iid.Config(
-        **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(block_iid.Config)}
+    from pvr_keras.training import runs
+
+    # The runs' config: the block fields alone, as block_iid.py records them (no iid_run).
+    base = configs.BlockConfig(
+        **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(configs.BlockConfig)}
     )
-    holdout = block_iid.train_run(base, out / "holdout", holdout=True, distribution=placement)
+    holdout = runs.block_run(
+        base, out / "holdout", holdout=True, distribution=placement,
+        callbacks=configs.callbacks(cfg, out / "holdout"),
+    )  # fmt: skip
     if cfg.iid_run is None:
-        iid = block_iid.train_run(base, out / "iid", distribution=placement)
+        iid = runs.block_run(
+            base, out / "iid", distribution=placement, callbacks=configs.callbacks(cfg, out / "iid")
+        )
         iid_dir = out / "iid"
     else:
         iid, iid_dir = check_iid_run(cfg, cfg.iid_run), pathlib.Path(cfg.iid_run)
@@ -251,8 +253,8 @@ def main(argv=None):
     write_csv(analysis, out / "logits.csv")
     plot(analysis, task, out / "logits.png", f"{cfg.model} (width {cfg.width}), {cfg.values}")
     print()
-    print(block_iid.summary(iid, "IID"))
-    print(block_iid.summary(holdout, "holdout"))
+    for record, setting in ((iid, "IID"), (holdout, "holdout")):
+        print(runs.summary_line(record, f"{cfg.model} width={cfg.width} {setting}"))
     for name, result in analysis.items():
         group = result["subsets"]["pointer 0, label 1-3"]
         print(

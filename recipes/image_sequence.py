@@ -106,59 +106,17 @@ def main(argv=None):
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
-    from pvr_keras import models, training
     from pvr_keras.data import images
-    from pvr_keras.training.inputs import sequence_train_data
+    from pvr_keras.training import runs
 
-    task = cfg.task()
-    recipe = dataclasses.replace(
-        training.VISUAL,
-        epochs=cfg.epochs,
-        batch_size=cfg.batch_size,
-        learning_rate=cfg.learning_rate,
-        schedule=cfg.schedule,
-    )
     # Data first: a machine that cannot get it fails here, before anything is written.
     images.prepare_sources(["mnist"], cfg.data_dir, download=cfg.download)
     configs.write(cfg, out)  # refuses a folder of another run, untouched
-    data = sequence_train_data(
-        task,
-        cfg.num_examples,
-        test_examples=cfg.test_examples,
-        batch_size=cfg.batch_size,
-        seed=cfg.seed,
-        holdout=cfg.holdout,
-        data_dir=cfg.data_dir,
-        train_eval_examples=cfg.train_eval_examples,
+    record = runs.sequence_run(
+        cfg, out, distribution=placement, callbacks=configs.callbacks(cfg, out)
     )
-    record = training.train(
-        lambda: models.image_sequence(
-            seq_len=task.seq_len,
-            num_classes=task.num_classes,
-            conv_widths=cfg.conv_widths if cfg.encoder == "conv" else (),
-            head=cfg.head,
-            dim=cfg.dim,
-            widths=cfg.widths,
-            depth=cfg.depth,
-        ),
-        data,
-        recipe,
-        out,
-        config=configs.identity(cfg),
-        seed=cfg.seed,
-        distribution=placement,
-        title=f"image sequences, {cfg.head} head, window {cfg.window} {cfg.aggregation}",
-        save_model=True,
-        callbacks=configs.callbacks(cfg, out),
-    )
-    final = record["final"]
-    print(
-        f"\nimage_sequence {cfg.head} window={cfg.window} {cfg.aggregation} "
-        f"n={cfg.num_examples} [{record['backend']}]: train accuracy "
-        f"{final['train_eval_accuracy']:.4f}, test accuracy {final['test_accuracy']:.4f}, "
-        f"{record['wall_time_s'] / 60:.1f} min{' (FAILED run)' if record['failed'] else ''}"
-        f"\nrecord: {out}/record.json"
-    )
+    what = f"image_sequence {cfg.head} window={cfg.window} {cfg.aggregation} n={cfg.num_examples}"
+    print(f"\n{runs.summary_line(record, what)}\nrecord: {out}/record.json")
     return record
 
 

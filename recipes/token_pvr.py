@@ -93,6 +93,20 @@ class Config:
             holdout_values=self.holdout_values,
         )
 
+    def run(self):
+        """The ``training.runs.TokenRun`` this config trains."""
+        from pvr_keras.training.runs import TokenRun
+
+        return TokenRun(
+            model=self.model, width=self.width, window=self.window,
+            aggregation=self.aggregation, window_mode=self.window_mode, pointer=self.pointer,
+            holdout=self.holdout, holdout_values=self.holdout_values,
+            num_examples=self.num_examples, test_examples=self.test_examples, seed=self.seed,
+            epochs=self.epochs, warmup_epochs=self.warmup_epochs, min_steps=self.min_steps,
+            batch_size=self.batch_size, learning_rate=self.learning_rate,
+            optimizer=self.optimizer,
+        )  # fmt: skip
+
     def validate(self):
         task = configs.check_task(self.task)
         configs.check_task(lambda: task.check_holdout(self.holdout))
@@ -100,6 +114,7 @@ class Config:
         configs.check_ints(self, ("warmup_epochs", "min_steps", "seed"), 0)
         configs.check_ints(self, ("devices",), 1)
         configs.check_positive(self, ("width", "learning_rate"))
+        configs.check_task(self.run)  # and the whole run: task, model, sizes and recipe
         configs.check_task(lambda: configs.format_out(self))
 
 
@@ -144,62 +159,24 @@ def main(argv=None):
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
-    from pvr_keras import models, training
-    from pvr_keras.models.scaling import width_kwargs
-    from pvr_keras.training.inputs import token_train_data
+    from pvr_keras.training import runs
 
-    task = cfg.task()
-    recipe = dataclasses.replace(
-        training.TOKEN,
-        epochs=cfg.epochs,
-        warmup_epochs=cfg.warmup_epochs,
-        min_steps=cfg.min_steps,
-        batch_size=cfg.batch_size,
-        learning_rate=cfg.learning_rate,
-        optimizer=cfg.optimizer,
-    )
     configs.write(cfg, out)  # refuses a folder of another run, untouched
-    data = token_train_data(
-        task,
-        cfg.num_examples,
-        test_examples=cfg.test_examples,
-        batch_size=cfg.batch_size,
-        seed=cfg.seed,
-        holdout=cfg.holdout,
-        input=source,
-    )
-    record = training.train(
-        lambda: models.get(
-            cfg.model,
-            seq_len=task.seq_len,
-            vocab=task.num_values,
-            num_classes=task.num_classes,
-            **width_kwargs(cfg.model, cfg.width),
-        ),
-        data,
-        recipe,
+    record = runs.token_run(
+        cfg.run(),
         out,
         # Neither the device count (the global batch is the same) nor the input (the same
         # examples) changes a result: a killed run may resume on M devices or the other
         # input (configs.HOW_FIELDS). The record says which input ran ("input").
         config=configs.identity(cfg),
-        seed=cfg.seed,
-        distribution=placement,
+        input=source,
         title=f"{cfg.model}, window {cfg.window} {cfg.aggregation}, {cfg.num_examples} examples",
-        save_model=True,
+        verbose="auto",
+        distribution=placement,
         callbacks=configs.callbacks(cfg, out),
     )
-    final = record["final"]
-    iid = final.get("iid_test_accuracy")
-    print(
-        f"\n{cfg.model} window={cfg.window} {cfg.aggregation} n={cfg.num_examples} "
-        f"[{record['backend']}, {record['input']} input]: "
-        f"train accuracy {final['train_eval_accuracy']:.4f}, "
-        f"test accuracy {final['test_accuracy']:.4f}"
-        f"{f' (held-out windows; IID test {iid:.4f})' if iid is not None else ''}, "
-        f"{record['wall_time_s'] / 60:.1f} min"
-        f"{' (FAILED run)' if record['failed'] else ''}\nrecord: {out}/record.json"
-    )
+    what = f"{cfg.model} window={cfg.window} {cfg.aggregation} n={cfg.num_examples}"
+    print(f"\n{runs.summary_line(record, what)}\nrecord: {out}/record.json")
     return record
 
 

@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.compiler.tf2xla.python import xla
 
+from pvr_keras import compat
 from pvr_keras.data import random
 from pvr_keras.data.images import load_images
 from pvr_keras.data.token import tf_aggregate
@@ -104,6 +104,7 @@ def make_composer(task, images):
     three channels).
     """
     g, cell, channels = task.grid, task.cell, task.channels
+    xla = compat.xla_slice_ops()
     sources = [tf.constant(im) for im in images]
     value_source = sources[-1]
 

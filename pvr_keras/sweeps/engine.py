@@ -17,41 +17,11 @@ CURVES = ("train_eval_accuracy", "test_accuracy", "train_loss", "test_loss")
 
 
 def train_token_run(run, run_dir, *, save_model=True, verbose=0, input=None):
-    """Trains one ``TokenRun`` with ``training.train`` into ``run_dir``; returns its record.
+    """Trains one ``TokenRun`` into ``run_dir`` (``training.runs.token_run``); returns its
+    record. ``input``: ``"device"`` or ``"tfdata"`` (default: device input on JAX)."""
+    from pvr_keras.training import runs
 
-    ``input``: ``"device"`` or ``"tfdata"`` (``training.inputs``); default device input on
-    the JAX backend, tf.data on TensorFlow. The examples, hence the results, are the same.
-    """
-    from pvr_keras import models, training
-    from pvr_keras.training.inputs import default_input, token_train_data
-
-    task = run.task()
-    data = token_train_data(
-        task,
-        run.num_examples,
-        test_examples=run.test_examples,
-        batch_size=run.batch_size,
-        seed=run.seed,
-        holdout=run.holdout,
-        input=input or default_input(),
-    )
-    return training.train(
-        lambda: models.get(
-            run.model,
-            seq_len=task.seq_len,
-            vocab=task.num_values,
-            num_classes=task.num_classes,
-            **run.model_arguments(),
-        ),
-        data,
-        run.recipe(),
-        run_dir,
-        config=run.to_dict(),
-        seed=run.seed,
-        verbose=verbose,
-        title=run.run_id,
-        save_model=save_model,
-    )
+    return runs.token_run(run, run_dir, save_model=save_model, verbose=verbose, input=input)
 
 
 def result_line(run, record, sweep):

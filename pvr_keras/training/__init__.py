@@ -16,6 +16,7 @@ _EXPORTS = {
     "TrainRecipe": "recipe",
     "read_record": "records",
     "WarmupCosine": "schedules",
+    "TokenRun": "runs",
     "load_run": "evaluate",
     "FinishedRun": "evaluate",
 }

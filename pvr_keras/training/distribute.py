@@ -33,6 +33,8 @@ from typing import Any
 
 import keras
 
+from pvr_keras import compat
+
 SINGLE = "single-device"
 MIRRORED = "tf.distribute.MirroredStrategy"
 MULTI_WORKER = "tf.distribute.MultiWorkerMirroredStrategy"
@@ -133,18 +135,12 @@ class Placement:
     def prepare(self, model, element_spec):
         """Builds a compiled model's state for ``fit``; call inside ``scope()``.
 
-        Works around two Keras 3 bugs with tf.distribute (the engine is unchanged): ``fit``
-        first reduces one input batch over the replicas to build the model, which turns int
-        tokens into float64 means under ``MirroredStrategy`` and fails outright under
-        ``MultiWorkerMirroredStrategy`` (keras-team/keras#20585, tensorflow#72388). The model
-        is built from the dataset's element spec instead, and ``fit`` (run in ``scope()``)
-        takes the strategy from the scope.
+        Under tf.distribute, works around two Keras 3 bugs (``compat.build_for_strategy``);
+        the engine is unchanged.
         """
         if self.engine not in (MIRRORED, MULTI_WORKER):
             return
-        specs = tuple(keras.KerasTensor(s.shape, s.dtype.name) for s in element_spec)
-        model._symbolic_build(data_batch=specs)
-        model._distribute_strategy = None  # fit reads tf.distribute.get_strategy() instead
+        compat.build_for_strategy(model, element_spec)
 
 
 def _padder(multiple, num_processes, process_index):
@@ -350,7 +346,7 @@ def _setup_tensorflow(devices):
                 "CUDA_VISIBLE_DEVICES instead)"
             )
         order = [(job, i) for job in TF_CONFIG_JOBS for i in range(len(cluster.get(job, ())))]
-        _patch_keras_multi_worker_reduce()
+        compat.patch_multi_worker_metric_reduce()
         return Placement(
             MULTI_WORKER,
             local,
@@ -401,23 +397,3 @@ def _setup_jax(devices):
         jax.process_index(),
         strategy,
     )
-
-
-def _patch_keras_multi_worker_reduce():
-    """Keras 3 ``fit`` under MultiWorkerMirroredStrategy reduces each scalar metric with
-    ``strategy.reduce("MEAN", v, axis=0)``, which fails on scalars ("Invalid reduction
-    dimension 0 for input with 0 dimensions", tensorflow#72388, keras-team/keras#20585). The
-    metric values are already synchronised across workers; reduce them without an axis."""
-    from keras.src.backend.tensorflow import trainer
-
-    if getattr(trainer.reduce_per_replica, "_pvr_patched", False):
-        return
-    original = trainer.reduce_per_replica
-
-    def reduce_per_replica(values, strategy, reduction):
-        if reduction == "auto" and trainer._collective_all_reduce_multi_worker(strategy):
-            return keras.tree.map_structure(lambda v: strategy.reduce("MEAN", v, None), values)
-        return original(values, strategy, reduction)
-
-    reduce_per_replica._pvr_patched = True
-    trainer.reduce_per_replica = reduce_per_replica

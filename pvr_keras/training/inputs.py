@@ -69,7 +69,7 @@ def _train_data(
         batch_size=eval_batch_size,
         shuffle=False,
     )
-    return TrainData(make_train, num_examples, test, train_eval, input=input)
+    return TrainData(make_train, num_examples, test, train_eval, input=input, batch_size=batch_size)
 
 
 def token_train_data(

@@ -34,6 +34,9 @@ class TrainData:
         input: where the batches are made, for the run record: ``"tfdata"`` (tf.data
             pipelines on the host) or ``"device"`` (JAX programs on the accelerator,
             ``data.device``); the examples are the same.
+        batch_size: the training batch the streams were made with (``*_train_data`` set
+            it); ``train`` refuses a recipe of another batch size, since steps per epoch
+            come from the recipe's. ``None``: not checked.
     """
 
     make_train: Callable[[int], Any]
@@ -42,6 +45,7 @@ class TrainData:
     train_eval: Any = None
     final_evals: dict = dataclasses.field(default_factory=dict)
     input: str = "tfdata"
+    batch_size: int | None = None
 
 
 class _EpochRecorder(keras.callbacks.Callback):
@@ -177,6 +181,11 @@ def train(
         The run record dict (also in ``out_dir/record.json``).
     """
     config = json.loads(json.dumps(config or {}, default=str))  # as it reads back from JSON
+    if getattr(data, "batch_size", None) not in (None, recipe.batch_size):
+        raise ValueError(
+            f"the training streams were made with batch_size={data.batch_size} but the recipe "
+            f"has batch_size={recipe.batch_size}: give the run one batch size"
+        )
     if distribution is None:
         distribution = distribute.setup(devices)
     elif devices is not None:

@@ -142,8 +142,9 @@ def test_held_out_test_set_has_only_held_out_values(tfds_dir):
 
 def _fake_run(folder, status="complete", **changes):
     """A run folder as block_iid.py leaves it, without training (the model file is empty)."""
-    cfg = block_iid.Config(**{**vars(block_iid.QUICK), "model": "vgg11_bn", "width": 1})
-    config = {k: v for k, v in block_iid.configs.to_dict(cfg).items() if k != "out"}
+    quick = block_iid.PRESETS["quick"]
+    cfg = block_iid.Config(**{**vars(quick), "model": "vgg11_bn", "width": 1})
+    config = block_iid.configs.identity(cfg, "out")
     record = {"format": FORMAT, "format_version": FORMAT_VERSION, "status": status}
     record["config"] = {**config, "holdout": False, **changes}
     folder.mkdir(parents=True)
@@ -178,6 +179,6 @@ def test_iid_run_that_is_not_a_finished_run_is_refused(tfds_dir, tmp_path):
 
 def test_presets_follow_block_iid():
     for name, preset in block_holdout.PRESETS.items():
-        for field in block_iid.RUN_FIELDS:
+        for field in block_iid.configs.block_run_fields():
             assert getattr(preset, field) == getattr(block_iid.PRESETS[name], field)
         assert preset.iid_run is None and preset.out.startswith("runs/block_holdout/")

@@ -99,3 +99,14 @@ def test_history_csv_is_what_pandas_reads(tmp_path):
     assert frame["epoch"].tolist() == [1, 2] and frame["train_loss"].tolist() == [0.1, 0.2]
     assert math.isnan(frame["test_loss"][1])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["history.csv", "record.json"]
+
+
+def test_one_batch_size_per_run(tmp_path):
+    """The streams and the recipe must agree on the batch (steps per epoch come from the
+    recipe): a mismatch is refused before anything is written."""
+    streams = token_train_data(TokenTask(), 512, test_examples=100, batch_size=128)
+    with pytest.raises(ValueError, match="batch_size=128 but the recipe has batch_size=1024"):
+        training.train(models.mlp, streams, training.TOKEN, tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+    recipe = dataclasses.replace(training.TOKEN, batch_size=128, epochs=1, min_steps=0)
+    assert training.train(models.mlp, streams, recipe, tmp_path / "ok", verbose=0)["status"]
