@@ -171,12 +171,17 @@ def parse(config_cls, presets, argv=None, description=None):
         >>> parse(C, {"quick": C(), "paper": C(epochs=200)}, ["--preset", "paper"]).epochs
         200
     """
-    args = build_parser(config_cls, presets, description).parse_args(argv)
+    parser = build_parser(config_cls, presets, description)
+    args = parser.parse_args(argv)
     overrides = {}
     for field in dataclasses.fields(config_cls):
         value = getattr(args, field.name)
-        if value is not None:
-            overrides[field.name] = tuple(value) if isinstance(value, list) else value
+        if isinstance(value, list):  # a tuple field; "--widths none" is None, not (None,)
+            if None in value and len(value) > 1:
+                parser.error(f"--{field.name.replace('_', '-')}: none must stand alone")
+            overrides[field.name] = None if value == [None] else tuple(value)
+        elif value is not None:
+            overrides[field.name] = value
     try:
         cfg = dataclasses.replace(presets[args.preset], **overrides)
     except ValueError as err:  # a Config's own __post_init__ check

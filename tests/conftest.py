@@ -53,3 +53,7 @@ def tfds_dir():
             pytest.fail(message + " (PVR_REQUIRE_DATA=1: missing data fails)")
         pytest.skip(message)
     return pathlib.Path(root)
+
+
+# CI runs backend-free tests once, not once per backend (tests/backend_split.py).
+from tests.backend_split import pytest_collection_modifyitems, pytest_configure  # noqa: E402, F401

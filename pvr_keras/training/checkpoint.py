@@ -42,10 +42,14 @@ class Checkpoint:
             f.flush()
             os.fsync(f.fileno())
         # Swap: current -> old, tmp -> current, drop old. A kill between the renames leaves
-        # either current or old complete; `latest` finds it.
-        shutil.rmtree(self._old, ignore_errors=True)
-        if self.directory.exists():
+        # either current or old complete; `latest` finds it. When current is not complete (a
+        # kill between the renames of the last save left only old), old is the one complete
+        # checkpoint and stays until the new one is in place.
+        if self._complete(self.directory):
+            shutil.rmtree(self._old, ignore_errors=True)
             os.replace(self.directory, self._old)
+        else:
+            shutil.rmtree(self.directory, ignore_errors=True)
         os.replace(self._tmp, self.directory)
         shutil.rmtree(self._old, ignore_errors=True)
 

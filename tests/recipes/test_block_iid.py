@@ -5,9 +5,12 @@ import os
 import pathlib
 import sys
 
+import keras
 import pandas as pd
 import pytest
 
+from pvr_keras import data
+from pvr_keras.tasks import BlockTask
 from pvr_keras.training import read_record
 from pvr_keras.training.records import HISTORY_COLUMNS
 
@@ -43,7 +46,11 @@ def test_recipe_end_to_end(block_iid_run, tfds_dir):
     assert saved["num_examples"] == 300 and saved["steps_per_epoch"] == 6  # batch 50
     assert saved["recipe"]["optimizer"] == "adam" and saved["recipe"]["batch_size"] == 50
     assert saved["backend"] == os.environ.get("KERAS_BACKEND", "tensorflow")
-    assert 0 <= saved["final"]["test_accuracy"] <= 1
+    # The test accuracy again, from the saved model on the same 200 test examples.
+    model = keras.saving.load_model(out / "model.keras")
+    x, y, _ = data.block_arrays(BlockTask(), 200, split="test", seed=0, data_dir=tfds_dir)
+    accuracy = float((model.predict(x, batch_size=50, verbose=0).argmax(-1) == y).mean())
+    assert saved["final"]["test_accuracy"] == pytest.approx(accuracy, abs=1e-6)
     assert json.loads((out / "config.json").read_text())["data_dir"] == str(tfds_dir)
     assert "IID" in printed and "test accuracy" in printed
 

@@ -6,7 +6,13 @@ import importlib.util
 import json
 import pathlib
 
+import keras
+import numpy as np
 import pytest
+
+from pvr_keras import data
+from pvr_keras.tasks import TokenTask
+from tests.plots import assert_plot
 
 RECIPE = pathlib.Path(__file__).resolve().parents[2] / "recipes" / "fast_slow.py"
 TINY = [
@@ -55,6 +61,29 @@ def test_end_to_end(trained):
     rows = (out / "fast_slow.csv").read_text().splitlines()
     assert rows[0] == "seed,fit_epoch,speed,final_train_accuracy,final_test_accuracy"
     assert len(rows) == 4
+    for name in ("learning_curves.png", "cka.png"):
+        assert_plot(out / name)
+
+    # Every CKA value again, from the saved models, by the formula (not pvr_keras.analysis):
+    # pre_logits features on the first 300 training examples of seed 1.
+    x, _ = data.token_arrays(TokenTask(window=2), 300, split="train", seed=1)
+    features = {}
+    for path in out.glob("runs/*/model.keras"):
+        model = keras.saving.load_model(path)
+        tap = keras.Model(model.input, model.get_layer("pre_logits").output)
+        seed = json.loads((path.parent / "record.json").read_text())["seed"]
+        features[seed] = keras.ops.convert_to_numpy(tap(x)).astype(np.float64)
+    assert sorted(features) == [0, 1, 2]
+    for pair, value in saved["cka"]["all_pairs"].items():
+        a, b = map(int, pair.split("-"))
+        assert value == pytest.approx(_linear_cka(features[a], features[b]), rel=1e-4), pair
+    assert saved["cka"]["fast1_fast2"] == pytest.approx(_linear_cka(features[0], features[1]))
+
+
+def _linear_cka(x, y):
+    """Linear CKA (Kornblith et al. 2019): ||Yc^T Xc||_F^2 / (||Xc^T Xc||_F ||Yc^T Yc||_F)."""
+    x, y = x - x.mean(0), y - y.mean(0)
+    return np.linalg.norm(y.T @ x) ** 2 / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y))
 
 
 @pytest.mark.slow

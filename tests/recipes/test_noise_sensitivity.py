@@ -2,12 +2,17 @@
 
 import csv
 import importlib.util
+import itertools
 import json
 import math
 import pathlib
 
 import numpy as np
 import pytest
+
+from pvr_keras.analysis import noise_sensitivity_runs
+from pvr_keras.tasks import TokenTask
+from tests.plots import assert_plot
 
 RECIPE = pathlib.Path(__file__).resolve().parents[2] / "recipes" / "noise_sensitivity.py"
 
@@ -32,7 +37,18 @@ def test_writes_csv_plots_and_config(recipe, tmp_path, capsys):
     assert len(rows) == 3 * 3 * 4
     deltas = sorted({float(r["delta"]) for r in rows})
     np.testing.assert_allclose(deltas, np.exp(np.linspace(-7, -1, 4)))
-    assert all(0 <= float(r["ns"]) <= 1 for r in rows)
+    # Every value recomputed: each (aggregation, window) task's per-run estimates (common
+    # random numbers: the same draws per delta whatever the other deltas) averaged over runs.
+    for (aggregation, window), group in itertools.groupby(
+        rows, key=lambda r: (r["aggregation"], int(r["window"]))
+    ):
+        group = list(group)
+        task = TokenTask(window=window, aggregation=aggregation)
+        per_run = noise_sensitivity_runs(
+            task, [float(r["delta"]) for r in group], num_samples=1500, runs=2, seed=0
+        )
+        np.testing.assert_allclose([float(r["ns"]) for r in group], per_run.mean(0), rtol=1e-12)
+        np.testing.assert_allclose([float(r["ns_std"]) for r in group], per_run.std(0), atol=1e-12)
 
     mean = {}
     for r in rows:
@@ -45,7 +61,7 @@ def test_writes_csv_plots_and_config(recipe, tmp_path, capsys):
     assert mean["max", 3] < mean["max", 1]
 
     for name in ("noise_sensitivity_mod_sum.png", "noise_sensitivity_aggregations.png"):
-        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert_plot(tmp_path / name)
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["windows"] == [1, 2, 3] and config["num_samples"] == 1500
     assert config["aggregations"] == ["mod_sum", "min", "max"]

@@ -6,6 +6,7 @@ import sys
 import pytest
 
 from pvr_keras import config as configs
+from pvr_keras import data, tuning
 from pvr_keras.tuning import distributed
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -31,7 +32,22 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
     saved = json.loads((folder / "best.json").read_text())
     assert saved == json.loads(json.dumps(summary, default=str))
     scores = [b["val_accuracy"] for b in saved["best"]]
-    assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
+    assert scores == sorted(scores, reverse=True)
+    # Each trial's score again: its saved model on the validation set (128 examples of the
+    # test split, seed 1), accuracy counted here.
+    cfg = configs.parse(tune.Config, tune.PRESETS, args)
+    hypermodel = tuning.TokenHyperModel(
+        cfg.task(), cfg.num_examples, val_examples=cfg.val_examples, models=cfg.model,
+        epochs=cfg.epochs, warmup_epochs=cfg.warmup_epochs, seed=cfg.seed,
+    )  # fmt: skip
+    tuner = tuning.make_tuner(
+        "random", hypermodel, directory=str(tmp_path), project_name=folder.name, max_trials=2
+    )
+    x, y = data.token_arrays(cfg.task(), 128, split="test", seed=cfg.seed + 1)
+    for trial, model in zip(tuner.oracle.get_best_trials(2), tuner.get_best_models(2), strict=True):
+        accuracy = float((model.predict(x, verbose=0).argmax(-1) == y).mean())
+        assert trial.score == pytest.approx(accuracy, abs=1e-6), trial.trial_id
+    assert scores == [t.score for t in tuner.oracle.get_best_trials(2)]
     for best in saved["best"]:
         values = best["values"]
         assert values["optimizer"] in ("sgd", "adam", "adagrad", "lamb")

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from pvr_keras.sweeps import FIGURES, ResultsDir, TokenRun
+from tests.plots import assert_plot
 
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "make_figures.py"
-PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_draws_every_sweep_and_reports_the_cut_line(tool, results, tmp_path, cap
     ]
     for path in written:
         if path.suffix == ".png":
-            assert path.read_bytes()[:8] == PNG
+            assert_plot(path)
     printed = capsys.readouterr().out
     assert "warning" in printed and "line 17" in printed and "truncated" in printed
     assert "size_window: 13/13 runs drawn" in printed

@@ -1,0 +1,88 @@
+"""Which tests depend on the Keras backend, so that CI runs the others once, not per backend.
+
+A test is *backend-free* when nothing it runs goes through Keras's backend: the NumPy rules
+and analyses, the tf.data pipelines (TensorFlow whatever ``KERAS_BACKEND`` says), sweeps with
+a stand-in trainer, configs, tools, parameter counts (a property of the layer graph). Those
+are listed below (folders, files or single tests); every other test is backend-dependent.
+Each backend-free test gets the ``backend_free`` marker.
+
+The README's command (``python -m pytest``) runs everything. CI runs it once per backend and
+sets ``PVR_TESTS_SKIP_BACKEND_FREE=1`` for every run after the first, which deselects the
+backend-free tests there (``-m "not backend_free"`` does the same by hand).
+"""
+
+import os
+
+SKIP_ENV = "PVR_TESTS_SKIP_BACKEND_FREE"
+
+BACKEND_FREE = (
+    "tests/tasks/",
+    "tests/data/",
+    "tests/sweeps/",
+    "tests/tools/",
+    "tests/analysis/test_cka.py",
+    "tests/analysis/test_dynamics.py",
+    "tests/analysis/test_holdout.py",
+    "tests/analysis/test_logits.py",
+    "tests/analysis/test_noise.py",
+    "tests/recipes/test_noise_sensitivity.py",  # NumPy analysis only
+    "tests/test_config.py",
+    "tests/test_config_parsing.py",
+    "tests/test_stats.py",
+    "tests/test_backend_split.py",
+    "tests/models/test_resnet.py::test_trainable_parameter_count_matches_torchvision",
+    "tests/models/test_vgg.py::test_trainable_parameter_count_matches_torchvision",
+    "tests/models/test_mlp.py::test_parameter_counts_match_paper",
+    "tests/models/test_mixer.py::test_parameter_count_matches_paper",
+    "tests/models/test_transformer.py::test_parameter_count_matches_paper",
+)
+# Inside the folders and files above, but running a Keras model (files or single tests).
+BACKEND_DEPENDENT = (
+    "tests/data/test_fit_order.py",  # plain model.fit over the streams
+    "tests/data/test_block.py::test_feeds_a_keras_model",
+    "tests/sweeps/test_run_data.py::test_the_model_fields_reach_the_model",
+)
+
+
+def _matches(nodeid, entries):
+    """Whether ``nodeid`` lies in one of ``entries`` (folders ``x/``, files ``x.py``, tests
+    ``x.py::name``, all their parametrisations included)."""
+    for entry in entries:
+        if entry.endswith("/"):
+            found = nodeid.startswith(entry)
+        elif entry.endswith(".py"):
+            found = nodeid.startswith(entry + "::")
+        else:
+            found = nodeid == entry or nodeid.startswith(entry + "[")
+        if found:
+            return True
+    return False
+
+
+def is_backend_free(nodeid):
+    """Whether the test with pytest node id ``nodeid`` (from the repository root) is
+    backend-free."""
+    return _matches(nodeid, BACKEND_FREE) and not _matches(nodeid, BACKEND_DEPENDENT)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "backend_free: runs no Keras backend code (tests/backend_split.py); CI runs it once",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    import pytest
+
+    kept, skipped = [], []
+    for item in items:
+        if is_backend_free(item.nodeid):
+            item.add_marker(pytest.mark.backend_free)
+            if os.environ.get(SKIP_ENV) == "1":
+                skipped.append(item)
+                continue
+        kept.append(item)
+    if skipped:
+        config.hook.pytest_deselected(items=skipped)
+        items[:] = kept

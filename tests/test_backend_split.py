@@ -1,0 +1,92 @@
+"""tests/backend_split.py: the lists name real tests, and CI's variable deselects exactly them."""
+
+import ast
+import os
+import pathlib
+import subprocess
+import sys
+
+from tests.backend_split import BACKEND_DEPENDENT, BACKEND_FREE, SKIP_ENV, is_backend_free
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _tests_of(path):
+    tree = ast.parse((REPO / path).read_text())
+    return {
+        n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test")
+    }
+
+
+def test_every_entry_names_a_folder_file_or_test():
+    for entry in BACKEND_FREE + BACKEND_DEPENDENT:
+        path, _, name = entry.partition("::")
+        assert (REPO / path).exists(), entry
+        if name:
+            assert name in _tests_of(path), entry
+
+
+def _imports_keras(path):
+    """Whether a test file imports keras, or the models or the training loop, at its top (a
+    guard for the plain case; a test that builds a model is listed by hand)."""
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Import) and any(a.name == "keras" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (
+            node.module == "keras"
+            or (
+                node.module == "pvr_keras" and {a.name for a in node.names} & {"models", "training"}
+            )
+        ):
+            return True
+    return False
+
+
+def test_a_backend_free_file_that_imports_keras_lists_its_keras_tests():
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        relative = path.relative_to(REPO).as_posix()
+        if is_backend_free(relative + "::x") and _imports_keras(path):
+            listed = (e == relative or e.startswith(relative + "::") for e in BACKEND_DEPENDENT)
+            assert any(listed), f"{relative} imports keras: list its Keras tests as dependent"
+
+
+def test_matching():
+    assert is_backend_free("tests/tasks/test_token.py::test_x[a-b]")
+    assert is_backend_free(
+        "tests/models/test_vgg.py::test_trainable_parameter_count_matches_torchvision"
+    )
+    assert not is_backend_free("tests/models/test_vgg.py::test_vgg11_bn_model")
+    assert not is_backend_free("tests/data/test_block.py::test_feeds_a_keras_model")
+    assert is_backend_free("tests/data/test_block.py::test_jitter_is_uniform")
+    assert not is_backend_free("tests/data/test_fit_order.py::test_block_stream_through_fit")
+    assert not is_backend_free("tests/test_configx.py::test_a")  # a file, not a prefix
+
+
+def test_the_variable_deselects_the_backend_free_tests():
+    files = ["tests/test_config.py", "tests/models/test_vgg.py"]
+
+    def collected(**env):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--collect-only",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                *files,
+            ],
+            cwd=REPO,
+            env={**{k: v for k, v in os.environ.items() if k != SKIP_ENV}, **env},
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        return {line for line in done.stdout.splitlines() if "::" in line}
+
+    everything = collected()
+    once = collected(**{SKIP_ENV: "1"})
+    assert once == {t for t in everything if not is_backend_free(t)}
+    assert not any(t.startswith("tests/test_config.py") for t in once)
+    assert "tests/models/test_vgg.py::test_vgg11_bn_model" in once

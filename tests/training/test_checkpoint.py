@@ -1,0 +1,190 @@
+"""training/checkpoint.py: what is saved comes back, and a kill at any step of a save leaves a
+complete checkpoint (the newest one, or the one before it)."""
+
+import functools
+import os
+import shutil
+
+import keras
+import numpy as np
+import pytest
+
+from pvr_keras.training import checkpoint as checkpoint_module
+from pvr_keras.training.checkpoint import STATE, WEIGHTS, Checkpoint
+
+
+def _model(seed=0):
+    keras.utils.set_random_seed(seed)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4), keras.layers.Dense(2)])
+    model.compile(keras.optimizers.SGD(0.1, momentum=0.9), "mse")
+    return model
+
+
+@functools.cache  # read only: saved and compared, never trained further
+def _trained(steps, seed=0):
+    """A model after ``steps`` SGD steps: weights and momentum both differ from a fresh one."""
+    model = _model(seed)
+    x = np.linspace(-1, 1, 24, dtype="float32").reshape(8, 3)
+    for _ in range(steps):
+        model.train_on_batch(x, np.ones((8, 2), "float32"))
+    return model
+
+
+def _values(variables):
+    return [keras.ops.convert_to_numpy(v).copy() for v in variables]
+
+
+def _assert_same_state(restored, saved):
+    for got, want in zip(_values(restored.weights), _values(saved.weights), strict=True):
+        np.testing.assert_array_equal(got, want)
+    got = _values(restored.optimizer.variables)
+    want = _values(saved.optimizer.variables)
+    assert len(got) == len(want) and int(restored.optimizer.iterations) == int(
+        saved.optimizer.iterations
+    )
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_round_trip_of_weights_optimizer_and_state(tmp_path):
+    saved = _trained(3)
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    assert ckpt.latest() is None and ckpt.restore(_model()) is None
+    ckpt.save(saved, {"epoch": 3, "record": {"history": [0.5, 0.25]}})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]  # no .old, no .tmp
+    fresh = _model(seed=1)  # other initial weights, optimizer not built yet
+    state = Checkpoint(tmp_path / "checkpoint").restore(fresh)
+    assert state == {"epoch": 3, "record": {"history": [0.5, 0.25]}}
+    _assert_same_state(fresh, saved)  # momentum and iteration count too, not only weights
+
+
+def test_a_later_save_replaces_the_earlier(tmp_path):
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    ckpt.save(_trained(1), {"epoch": 1})
+    later = _trained(2)
+    ckpt.save(later, {"epoch": 2})
+    fresh = _model()
+    assert ckpt.restore(fresh) == {"epoch": 2}
+    _assert_same_state(fresh, later)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL: nothing after it runs, no cleanup."""
+
+
+class _Module:
+    """A stand-in for the module ``real`` inside checkpoint.py only (Keras's own file calls
+    must not count), whose function ``name`` dies at its ``call``-th call."""
+
+    def __init__(self, real, name, call):
+        self._real, self._name, self._call, self.calls = real, name, call, 0
+
+    def __getattr__(self, attr):
+        function = getattr(self._real, attr)
+        if attr != self._name:
+            return function
+
+        def dying(*args, **kwargs):
+            self.calls += 1
+            if self.calls == self._call:
+                raise Killed
+            return function(*args, **kwargs)
+
+        return dying
+
+
+def _kill_at_replace(monkeypatch, call):
+    """Makes the ``call``-th ``os.replace`` of a save die before it runs."""
+    monkeypatch.setattr(checkpoint_module, "os", _Module(os, "replace", call))
+
+
+def _kill_at_rmtree(monkeypatch, call):
+    """Makes the ``call``-th ``shutil.rmtree`` of a save die before it runs."""
+    monkeypatch.setattr(checkpoint_module, "shutil", _Module(shutil, "rmtree", call))
+
+
+@pytest.mark.parametrize(
+    "kill, expect_epoch",
+    [
+        ("weights", 1),  # while writing the new weights
+        ("replace1", 1),  # before the first rename
+        ("replace2", 1),  # current moved to .old, the new one not yet in place
+        ("rmtree3", 2),  # the new one in place, .old not yet removed
+    ],
+)
+def test_a_kill_during_a_save_leaves_a_complete_checkpoint(
+    tmp_path, monkeypatch, kill, expect_epoch
+):
+    first, second = _trained(1), _trained(2)
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    ckpt.save(first, {"epoch": 1})
+    with monkeypatch.context() as patch:
+        if kill == "weights":
+            patch.setattr(second, "save_weights", lambda path: (open(path, "w").close(), _die()))
+        elif kill.startswith("replace"):
+            _kill_at_replace(patch, int(kill[-1]))
+        else:
+            _kill_at_rmtree(patch, int(kill[-1]))
+        with pytest.raises(Killed):
+            ckpt.save(second, {"epoch": 2})
+    # A new process finds the newest complete checkpoint and loads it.
+    fresh = _model(seed=5)
+    assert Checkpoint(tmp_path / "checkpoint").restore(fresh) == {"epoch": expect_epoch}
+    _assert_same_state(fresh, first if expect_epoch == 1 else second)
+    # The next save works from whatever the kill left and leaves one clean folder.
+    third = _trained(3)
+    ckpt.save(third, {"epoch": 3})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+    assert ckpt.restore(_model()) == {"epoch": 3}
+
+
+def _die():
+    raise Killed
+
+
+def test_a_kill_during_the_save_after_a_kill_keeps_a_checkpoint(tmp_path, monkeypatch):
+    """Two kills in a row: the first leaves only ``.old``; the next save must not remove it
+    before its own folder is in place."""
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    ckpt.save(_trained(1), {"epoch": 1})
+    with monkeypatch.context() as patch:
+        _kill_at_replace(patch, 2)  # current -> .old done, .tmp -> current not
+        with pytest.raises(Killed):
+            ckpt.save(_trained(2), {"epoch": 2})
+    assert ckpt.latest() == ckpt._old
+    resumed = _trained(2)
+    for call in (1, 2, 3):  # die at each removal and rename of the next save in turn
+        for die in (_kill_at_rmtree, _kill_at_replace):
+            with monkeypatch.context() as patch:
+                die(patch, call)
+                try:
+                    ckpt.save(resumed, {"epoch": 2})
+                except Killed:
+                    pass
+            assert ckpt.latest() is not None, (die.__name__, call)
+            assert Checkpoint(tmp_path / "checkpoint").restore(_model())["epoch"] in (1, 2)
+
+
+def test_an_incomplete_current_folder_falls_back_to_old(tmp_path):
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    older = _trained(1)
+    ckpt.save(older, {"epoch": 1})
+    os.replace(tmp_path / "checkpoint", tmp_path / "checkpoint.old")
+    (tmp_path / "checkpoint").mkdir()
+    (tmp_path / "checkpoint" / WEIGHTS).write_bytes(b"")  # no state.json: not complete
+    assert ckpt.latest() == tmp_path / "checkpoint.old"
+    fresh = _model(seed=3)
+    assert ckpt.restore(fresh) == {"epoch": 1}
+    _assert_same_state(fresh, older)
+    (tmp_path / "checkpoint.old" / STATE).unlink()
+    assert ckpt.latest() is None and ckpt.restore(_model()) is None
+
+
+def test_remove_deletes_every_folder(tmp_path):
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    ckpt.save(_trained(1), {"epoch": 1})
+    for name in ("checkpoint.old", "checkpoint.tmp"):
+        (tmp_path / name).mkdir()
+    ckpt.remove()
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,101 @@
+"""Run records: the NaN path of ``training.train``, and records of another format or version."""
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from pvr_keras import models, training
+from pvr_keras.tasks import TokenTask
+from pvr_keras.training import read_record, records
+from pvr_keras.training.inputs import token_train_data
+
+TASK = TokenTask()
+RECIPE = dataclasses.replace(
+    training.TOKEN, epochs=3, warmup_epochs=0, min_steps=0, batch_size=64, schedule="constant"
+)
+
+
+def _train(out, recipe, build=lambda: models.mlp(embed_dim=4, widths=(8,))):
+    data = token_train_data(TASK, 640, test_examples=128, batch_size=64, seed=0)
+    return training.train(
+        build, data, recipe, out, config={"test": "records"}, verbose=0, save_model=False
+    )
+
+
+def test_a_run_whose_loss_becomes_nan_stops_and_is_recorded_failed(tmp_path):
+    out = tmp_path / "nan"
+    # SGD at rate 1e30: the weights overflow within a few steps, the loss becomes NaN.
+    record = _train(out, dataclasses.replace(RECIPE, learning_rate=1e30))
+    assert record["status"] == "nan" and record["failed"] is True
+    assert "NaN" in record["failed_rule"]
+    # TerminateOnNaN stops fit within the first epoch; that epoch is still recorded.
+    assert record["epochs_completed"] == 1 < record["epochs_planned"] == 3
+    assert record["history"]["epoch"] == [1]
+    assert math.isnan(record["final"]["train_loss"])
+    assert read_record(out) == json.loads(json.dumps(record))
+    assert pd.read_csv(out / "history.csv")["epoch"].tolist() == [1]
+    assert not (out / "checkpoint").exists()
+    # Finished (as NaN): the same call again returns the record and trains nothing.
+    again = _train(out, dataclasses.replace(RECIPE, learning_rate=1e30))
+    assert again["finished"] == record["finished"] and again["status"] == "nan"
+
+
+def test_a_finite_run_is_not_marked_nan(tmp_path):
+    record = _train(tmp_path / "ok", RECIPE)
+    assert record["status"] == "complete" and record["epochs_completed"] == 3
+    assert all(np.isfinite(record["history"]["train_loss"]))
+
+
+def _write(path, **changes):
+    record = {"format": records.FORMAT, "format_version": records.FORMAT_VERSION, "x": 1}
+    record.update(changes)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "record.json").write_text(json.dumps(record))
+    return record
+
+
+def test_read_record_reads_its_format_and_version(tmp_path):
+    record = _write(tmp_path / "run")
+    assert read_record(tmp_path / "run") == record
+    assert read_record(tmp_path / "run" / "record.json") == record
+    with pytest.raises(FileNotFoundError):
+        read_record(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"format_version": 2}, r"is not a pvr-keras/run-record v1 record \(format=.*version=2\)"),
+        ({"format_version": "1"}, r"version='1'"),
+        ({"format": "other"}, r"format='other'"),
+        ({"format": None, "format_version": None}, r"format=None, version=None"),
+    ],
+)
+def test_another_format_or_version_is_refused(tmp_path, changes, message):
+    _write(tmp_path / "run", **changes)
+    with pytest.raises(ValueError, match=message):
+        read_record(tmp_path / "run")
+
+
+def test_training_into_a_folder_of_another_record_version_is_refused(tmp_path):
+    _write(tmp_path / "run", format_version=records.FORMAT_VERSION + 1, config={"test": "records"})
+    with pytest.raises(ValueError, match="is not a pvr-keras/run-record v1 record"):
+        _train(tmp_path / "run", RECIPE)
+
+
+def test_history_csv_is_what_pandas_reads(tmp_path):
+    history = records.empty_history()
+    for epoch in (1, 2):
+        for column in records.HISTORY_COLUMNS:
+            history[column].append(epoch if column == "epoch" else epoch / 10)
+    history["test_loss"][1] = None
+    records.write_record(tmp_path, {"history": history, "format": records.FORMAT})
+    frame = pd.read_csv(tmp_path / "history.csv")
+    assert list(frame.columns) == list(records.HISTORY_COLUMNS)
+    assert frame["epoch"].tolist() == [1, 2] and frame["train_loss"].tolist() == [0.1, 0.2]
+    assert math.isnan(frame["test_loss"][1])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.csv", "record.json"]

@@ -1,0 +1,75 @@
+"""A run killed mid-epoch (SIGKILL, its own process) and started again (another process) ends
+bit for bit where an uninterrupted run ends: the same batches in the same order, history,
+weights, optimizer state. Runs under the backend of the test process (CI runs both)."""
+
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from pvr_keras.training import read_record
+from tests.training import resume_child as child
+from tests.training.fingerprints import checkpoint_arrays, read_batch_log
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+CHILD = [sys.executable, str(pathlib.Path(child.__file__))]
+ENV = dict(
+    os.environ,
+    PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    TF_CPP_MIN_LOG_LEVEL="3",
+)
+KILL_AT = (2, 3)  # after the 4th batch of the third epoch (0-based)
+
+
+def _run(*args):
+    done = subprocess.run([*CHILD, *map(str, args)], env=ENV, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.mark.slow  # two processes, ~20-40 s on 2 shared cores
+def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(uninterrupted_run, tmp_path):
+    full_dir, full, full_batches = uninterrupted_run
+
+    out, stalled = tmp_path / "killed", tmp_path / "stalled"
+    proc = subprocess.Popen(
+        [*CHILD, str(out), str(tmp_path / "before.log"), "--stall", *map(str, KILL_AT), stalled],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.time() + 300
+    while not stalled.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    _, stderr = proc.communicate()
+    assert stalled.exists(), f"the run never reached {KILL_AT}: {stderr[-3000:]!r}"
+    killed = read_record(out)
+    assert killed["status"] == "running" and killed["epochs_completed"] == KILL_AT[0]
+    before = read_batch_log(tmp_path / "before.log")
+    assert len(before) == KILL_AT[0] * child.STEPS + KILL_AT[1] + 1  # mid-epoch
+
+    printed = _run(out, tmp_path / "after.log")
+    assert f"resuming after epoch {KILL_AT[0]}" in printed
+    resumed = read_record(out)
+    assert resumed["status"] == "complete" and resumed["resumed"] == 1
+    after = read_batch_log(tmp_path / "after.log")
+    # Before the kill, the uninterrupted run's batches; after it, the same from the last
+    # completed epoch on (the part-epoch is trained again, on the same batches).
+    restart = KILL_AT[0] * child.STEPS
+    for got, want in zip(before + after, full_batches[: len(before)] + full_batches[restart:],
+                         strict=True):  # fmt: skip
+        np.testing.assert_array_equal(got, want)
+    for column, values in full["history"].items():
+        if column != "epoch_seconds":
+            assert resumed["history"][column] == values, column
+    assert resumed["final"] == full["final"]
+    got, want = checkpoint_arrays(out), checkpoint_arrays(full_dir)
+    assert sorted(got) == sorted(want)
+    for name in want:  # weights and optimizer variables (momentum, iteration count)
+        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
