@@ -15,18 +15,19 @@ process streaming one full epoch of 5x10^7 examples. Targets (2-core CPU): >= 1x
 as Keras on JAX reads it, each batch waited for: target >= 3x the NumPy reference. Contenders
 run interleaved, best of ``--repeats``, with CPU time per example (all threads) beside them.
 
-Measured 2026-12-01 on this project's 2-core CPU while it was shared (load average 8-10:
-two other engineers and a long experiment), ``--part token --quick``: device generator
-12.0 M examples/s and 0.061 us of CPU per example, NumPy reference 9.6 M/s and 0.084 us,
-token_dataset from Python 10.3 M/s and 0.143 us. Device / NumPy: 1.24x examples/s and 1.38x
-less CPU per example (earlier runs the same morning, load 6-8: 1.2-1.9x), so the 3x target
-is missed by ~2.4x here. Why: the stream's contract is 13 splitmix64 hashes per example
+Measured 2026-12-01 on a 2-core CPU while it was shared (two other engineers and a long
+experiment; load average 3-10), ``--part token --quick``, five runs: device generator 12.0-18.3
+M examples/s at 0.061-0.083 us of CPU per example; NumPy reference 8.1-11.8 M/s at 0.084 us;
+token_dataset from Python 6.6-10.3 M/s at 0.14-0.20 us. Device / NumPy: 1.13-1.90x examples/s
+and 1.0-1.4x less CPU per example (2.0-2.3x less than token_dataset), so the 3x target is
+missed by 1.6-2.7x here. Why: the stream's contract is 13 splitmix64 hashes per example
 (tokens, pointer, window slot), and without 64-bit integers in JAX (no global x64) each 64-bit
 multiply is seven 32-bit ones built from 16-bit limbs: ~1.1 ns of CPU per hash against
 ~0.7 ns for native uint64 in a local-x64 experiment; the epoch order (TF's Simon-like
-cipher, cycle-walked) adds ~10 ns per example; and the machine's load leaves XLA's second
-thread no core, while the NumPy reference is single-threaded. On an accelerator the same
-program costs microseconds per batch (``tools/gpu_check.sh``).
+cipher, cycle-walked over the whole chunk) adds ~10 ns per example, and cutting each chunk
+into batches (XLA copies) ~13 ns; and the machine's load leaves XLA's second thread no core,
+while the NumPy reference is single-threaded. Not yet measured on an accelerator, where it is
+meant to run (``tools/gpu_check.sh`` times training epochs from it against tf.data).
 
 Block part: examples/s of ``data.block_dataset`` (batch 50 of 2x2 MNIST blocks, 80x80, each
 digit jittered in its 40x40 cell, labels included; float32 in [0, 1] and uint8) next to

@@ -43,12 +43,12 @@ Target: device input >= 1.5x faster.
 
     python tools/bench_train.py --part input --backends jax
 
-Measured 2026-12-01 on this project's 2-core CPU, shared (load average 9-10): device input
-1.34 M examples/s and 0.97 us of CPU per example, tf.data 1.08 M/s and 1.42 us: 1.24x faster,
-1.46x less CPU (earlier runs, load 7-8: 1.04x faster, 1.63x less CPU). The target is missed
-on the wall clock because Keras's own loop costs ~0.9 ms per step here (the jitted step's
-dispatch, variable tracking and callbacks; the generator ~0.06 ms of it), so input is not
-the larger share even at 1/16 width, and on a saturated machine the wall clock follows the
+Measured 2026-12-01 on a 2-core CPU, shared (load average 4-10), four runs: device input
+1.06-1.34 M examples/s at 0.92-1.07 us of CPU per example, tf.data 0.99-1.08 M/s at
+1.42-1.56 us: 1.04-1.24x faster, 1.45-1.63x less CPU. The target is missed on the wall clock
+because Keras's own loop costs ~0.9 ms per step here (the jitted step's dispatch, variable
+tracking and callbacks; the generator ~0.06 ms of it), so input is not the larger share even
+at 1/16 width, and on a saturated machine the wall clock follows the
 CPU shares the scheduler gives each process rather than the work.
 """
 
