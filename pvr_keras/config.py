@@ -325,6 +325,13 @@ class VisualConfig:
     backend: str | None = backend_field()
     devices: int | None = devices_field()
     tensorboard: bool = tensorboard_field()
+    input: str | None = dataclasses.field(
+        default=None,
+        metadata={
+            "choices": ("device", "tfdata"),
+            "help": "batches made on the JAX device or by tf.data (none: device on JAX)",
+        },
+    )
     download: bool = dataclasses.field(
         default=True,
         metadata={"help": "download MNIST / CIFAR-10 on first use if not prepared"},

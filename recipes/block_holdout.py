@@ -195,6 +195,9 @@ def main(argv=None):
     out = pathlib.Path(configs.format_out(cfg))
     configs.start(cfg)
     from pvr_keras.training import distribute
+    from pvr_keras.training.inputs import check_input, default_input
+
+    source = configs.check_task(lambda: check_input(cfg.input or default_input()))
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
@@ -212,12 +215,16 @@ def main(argv=None):
         **{f.name: getattr(cfg, f.name) for f in dataclasses.fields(configs.BlockConfig)}
     )
     holdout = runs.block_run(
-        base, out / "holdout", holdout=True, distribution=placement,
+        base, out / "holdout", holdout=True, input=source, distribution=placement,
         callbacks=configs.callbacks(cfg, out / "holdout"),
     )  # fmt: skip
     if cfg.iid_run is None:
         iid = runs.block_run(
-            base, out / "iid", distribution=placement, callbacks=configs.callbacks(cfg, out / "iid")
+            base,
+            out / "iid",
+            input=source,
+            distribution=placement,
+            callbacks=configs.callbacks(cfg, out / "iid"),
         )
         iid_dir = out / "iid"
     else:

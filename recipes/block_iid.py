@@ -47,6 +47,9 @@ def main(argv=None):
     out = configs.format_out(cfg)
     configs.start(cfg)
     from pvr_keras.training import distribute
+    from pvr_keras.training.inputs import check_input, default_input
+
+    source = configs.check_task(lambda: check_input(cfg.input or default_input()))
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
@@ -56,7 +59,9 @@ def main(argv=None):
     # Data first: a machine that cannot get it fails here, before anything is written.
     images.prepare_sources(cfg.task().sources, cfg.data_dir, download=cfg.download)
     configs.write(cfg, out)  # refuses a folder of another run, untouched
-    record = runs.block_run(cfg, out, distribution=placement, callbacks=configs.callbacks(cfg, out))
+    record = runs.block_run(
+        cfg, out, input=source, distribution=placement, callbacks=configs.callbacks(cfg, out)
+    )
     what = f"{cfg.model} width={cfg.width} IID"
     print(f"\n{runs.summary_line(record, what)}\nrecord: {out}/record.json")
     return record

@@ -103,6 +103,9 @@ def main(argv=None):
     out = configs.format_out(cfg)
     configs.start(cfg)
     from pvr_keras.training import distribute
+    from pvr_keras.training.inputs import check_input, default_input
+
+    source = configs.check_task(lambda: check_input(cfg.input or default_input()))
 
     # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
     placement = distribute.setup(cfg.devices)
@@ -113,7 +116,7 @@ def main(argv=None):
     images.prepare_sources(["mnist"], cfg.data_dir, download=cfg.download)
     configs.write(cfg, out)  # refuses a folder of another run, untouched
     record = runs.sequence_run(
-        cfg, out, distribution=placement, callbacks=configs.callbacks(cfg, out)
+        cfg, out, input=source, distribution=placement, callbacks=configs.callbacks(cfg, out)
     )
     what = f"image_sequence {cfg.head} window={cfg.window} {cfg.aggregation} n={cfg.num_examples}"
     print(f"\n{runs.summary_line(record, what)}\nrecord: {out}/record.json")

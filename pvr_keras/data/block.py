@@ -16,74 +16,35 @@ in the model). Throughput (``python tools/bench_data.py --part block``, batch 50
 ~32k/s float32 (~31 us) in a bare loop, ~19k/s fed through ``from_generator``.
 """
 
-import math
-
 import numpy as np
 import tensorflow as tf
 
 from pvr_keras import compat
 from pvr_keras.data import random
 from pvr_keras.data.images import load_images
+from pvr_keras.data.pipeline import (
+    batched_dataset,
+    check_instance,
+    check_positive,
+    check_schedule,
+    collect_arrays,
+)
 from pvr_keras.data.token import tf_aggregate
 from pvr_keras.tasks import BlockTask
 
 _SLOTS = 3  # hash slots per cell: image, row offset, column offset
+CHUNK_EXAMPLES = 1024  # images composed per map call; sliced into batches afterwards
 DTYPES = ("float32", "uint8")
 
 
 def _check_task(task):
-    if not isinstance(task, BlockTask):
-        raise ValueError(f"task must be a BlockTask; received {type(task).__name__}")
-    return task
+    return check_instance("task", task, BlockTask)
 
 
 def check_dtype(dtype):
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; received {dtype!r}")
     return dtype
-
-
-def check_positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; received {value!r}")
-    return int(value)
-
-
-CHUNK_EXAMPLES = 1024  # examples composed per map call; sliced into batches afterwards
-
-
-def batched_dataset(
-    examples, num_examples, batch_size, key, *, shuffle, epochs, first_epoch, outputs
-):
-    """Batches of ``examples(index)`` over ``epochs`` passes, as in ``token_dataset``.
-
-    ``examples`` maps (B,) int64 example indices to a dict; ``outputs`` names the keys
-    yielded (a tuple of tensors). Each epoch visits [0, num_examples) in an order keyed by
-    (key, epoch), so a resumed run (``first_epoch``) sees the same order. Small batches are
-    composed ``CHUNK_EXAMPLES`` at a time and then sliced, because per-op overhead would
-    dominate a batch of 50; the batches are the same either way.
-    """
-    random.check_schedule(epochs, first_epoch)
-    num_batches = math.ceil(num_examples / batch_size)
-    per_chunk = max(1, CHUNK_EXAMPLES // batch_size)  # batches per chunk
-    num_chunks = math.ceil(num_batches / per_chunk)
-
-    def chunk(epoch, c):
-        start, size = c * per_chunk * batch_size, per_chunk * batch_size
-        out = examples(random.epoch_order(num_examples, start, size, key, epoch, shuffle))
-        return tuple(out[name] for name in outputs)
-
-    def epoch_batches(epoch):
-        ds = tf.data.Dataset.range(num_chunks).map(
-            lambda c: chunk(epoch, c), num_parallel_calls=tf.data.AUTOTUNE, deterministic=True
-        )
-        # Every chunk but the epoch's last holds whole batches, so this only slices; per
-        # epoch, so that no batch spans two epochs.
-        return ds.rebatch(batch_size) if per_chunk > 1 else ds
-
-    return random.epochs_dataset(
-        epoch_batches, num_batches, first_epoch=first_epoch, epochs=epochs, shuffle=shuffle
-    )
 
 
 def make_composer(task, images):
@@ -286,7 +247,7 @@ def block_dataset(
         (TensorShape([50, 80, 80, 1]), TensorShape([50]))
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
-    random.check_schedule(epochs, first_epoch)
+    check_schedule(epochs, first_epoch)
     check_dtype(dtype)
     key = _key(seed, split)
     examples = make_examples(task, key, split, holdout, data_dir, dtype)
@@ -299,6 +260,7 @@ def block_dataset(
         epochs=epochs,
         first_epoch=first_epoch,
         outputs=("x", "y"),
+        chunk_examples=CHUNK_EXAMPLES,
     )
 
 
@@ -327,21 +289,3 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
     return collect_arrays(
         examples, num_examples, key, ("x", "y", "cell_labels", "offsets", "image_index")
     )
-
-
-def collect_arrays(examples, num_examples, key, names):
-    """Runs ``examples`` over indices 0..num_examples-1 in index order and returns NumPy
-    ``x, y, info`` where ``info`` maps ``names[2:]`` to the extra outputs."""
-    ds = batched_dataset(
-        examples,
-        num_examples,
-        min(num_examples, 1024),
-        key,
-        shuffle=False,
-        epochs=1,
-        first_epoch=0,
-        outputs=names,
-    )
-    parts = list(zip(*((t.numpy() for t in batch) for batch in ds), strict=True))
-    x, y, *rest = (np.concatenate(part) for part in parts)
-    return x, y, dict(zip(names[2:], rest, strict=True))

@@ -34,24 +34,10 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from pvr_keras.data import jax_random
+from pvr_keras.data.checks import check_positive, check_schedule  # noqa: F401  (re-exported)
 
 # Examples made per dispatch: ~30 batches of 1024 share one program launch.
 CHUNK_EXAMPLES = 32_768
-
-
-def check_positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; received {value!r}")
-    return int(value)
-
-
-def check_schedule(epochs, first_epoch):
-    """Validates ``epochs`` (positive or None) and ``first_epoch`` (non-negative)."""
-    if epochs is not None:
-        check_positive("epochs", epochs)
-    bad = isinstance(first_epoch, bool) or not isinstance(first_epoch, int | np.integer)
-    if bad or first_epoch < 0:
-        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
 
 
 def check_num_examples(num_examples):
@@ -138,7 +124,7 @@ class DeviceStream(keras.utils.PyDataset):
         moves on by ``epochs`` at the end of a pass that served every batch (``on_epoch_end``,
         which ``fit`` calls after each epoch, or the end of a Python loop over the stream), so
         reading the stream again (``model.fit(stream, epochs=N)`` does once per epoch) goes
-        on to the next epochs' orders, as ``token_dataset`` does (``random.epochs_dataset``);
+        on to the next epochs' orders, as ``token_dataset`` does (``pipeline.epochs_dataset``);
         the one batch ``fit`` reads to build a model does not count. ``fit`` also shuffles the
         order of a finite ``PyDataset``'s batches unless called with ``shuffle=False``: the
         examples of each epoch stay the same, in another order than tf.data's."""

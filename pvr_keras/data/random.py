@@ -5,7 +5,6 @@ random bits, so example ``i`` of a split never depends on batch size, shuffling,
 or how many examples came before it, and memory stays O(batch) for any dataset size.
 """
 
-import numpy as np
 import tensorflow as tf
 
 from pvr_keras.data.tf_setup import configure_devices
@@ -21,26 +20,13 @@ __all__ = [
     "MUL1",
     "MUL2",
     "SPLITS",
-    "check_schedule",
     "check_seed",
     "check_split",
     "epoch_order",
-    "epochs_dataset",
     "random_bits",
     "stream_key",
     "uniform_int",
 ]
-
-
-def check_schedule(epochs, first_epoch):
-    """Validates ``epochs`` (positive or None) and ``first_epoch`` (non-negative)."""
-    if epochs is not None and (
-        isinstance(epochs, bool) or not isinstance(epochs, int | np.integer) or epochs < 1
-    ):
-        raise ValueError(f"epochs must be a positive integer or None; received {epochs!r}")
-    bad = isinstance(first_epoch, bool) or not isinstance(first_epoch, int | np.integer)
-    if bad or first_epoch < 0:
-        raise ValueError(f"first_epoch must be a non-negative integer; received {first_epoch!r}")
 
 
 def _mix(z):
@@ -91,49 +77,3 @@ def epoch_order(num_examples, batch_start, batch_size, key, epoch, shuffle):
         return positions
     seed = tf.stack([tf.constant(key & 0x7FFFFFFFFFFFFFFF, tf.int64), tf.cast(epoch, tf.int64)])
     return tf.random.experimental.index_shuffle(positions, seed=seed, max_index=num_examples - 1)
-
-
-def epochs_dataset(one_epoch, num_batches, *, first_epoch, epochs, shuffle):
-    """The batches of ``epochs`` passes, ``one_epoch(epoch)`` each, from ``first_epoch``.
-
-    ``one_epoch`` maps an int64 epoch number to a dataset of that pass's ``num_batches``
-    batches (in the pass's order, keyed by the number). ``epochs=None`` runs forever.
-
-    With ``shuffle`` and a finite ``epochs``, iterating the dataset again goes on to the next
-    epochs, as ``model.fit(ds, epochs=N)`` does once per epoch: epoch ``e`` of ``fit`` sees
-    the order of epoch ``first_epoch + e`` instead of replaying the first, and
-    ``first_epoch=k`` with ``fit(..., initial_epoch=k)`` resumes the orders of an
-    uninterrupted run. The count lives in a variable of the dataset and moves on when a
-    pass's last batch is consumed, so an iterator that reads one batch and is dropped (Keras
-    on JAX takes one to build the model) does not skip an epoch. A pass of one batch is the
-    exception: that peek counts as the pass, which changes nothing a model can see (the same
-    examples, reordered within the one batch).
-    """
-    check_schedule(epochs, first_epoch)
-    counting = bool(shuffle and epochs)
-    if counting:
-        upcoming = tf.Variable(first_epoch, dtype=tf.int64, trainable=False, name="next_epoch")
-        start = tf.data.Dataset.from_tensors(0).map(lambda _: upcoming.read_value())
-        numbers = start.flat_map(lambda s: tf.data.Dataset.range(s, s + epochs))
-    else:  # an unshuffled order has no epoch; a stream forever is iterated once
-        stop = first_epoch + epochs if epochs else 2**62
-        numbers = tf.data.Dataset.range(first_epoch, stop)
-    ds = numbers.flat_map(one_epoch)
-    # flat_map hides the length; state it so Keras and progress bars know it.
-    ds = ds.apply(
-        tf.data.experimental.assert_cardinality(
-            num_batches * epochs if epochs else tf.data.INFINITE_CARDINALITY
-        )
-    )
-    ds = ds.prefetch(tf.data.AUTOTUNE)
-    if not counting:
-        return ds
-
-    def count(i, batch):
-        # After the prefetch, so it runs when the consumer takes the batch, not ahead of it.
-        last = tf.equal(tf.math.floormod(i, num_batches), num_batches - 1)
-        done = tf.cond(last, lambda: upcoming.assign_add(1), lambda: upcoming.read_value())
-        with tf.control_dependencies([done]):
-            return tf.nest.map_structure(tf.identity, batch)
-
-    return ds.enumerate().map(count)

@@ -11,21 +11,23 @@ import tensorflow as tf
 
 from pvr_keras.data import random
 from pvr_keras.data import token as token_data
-from pvr_keras.data.block import (
+from pvr_keras.data.images import load_images
+from pvr_keras.data.pipeline import (
     batched_dataset,
+    check_instance,
     check_positive,
+    check_schedule,
     collect_arrays,
 )
-from pvr_keras.data.images import load_images
 from pvr_keras.tasks import TokenTask
 
 NUM_DIGITS = 10
+CHUNK_EXAMPLES = 1024  # sequences made per map call; sliced into batches afterwards
 _IMAGE_SALT = 1  # the image stream: token_data.stream_key(task, seed, split, holdout, _IMAGE_SALT)
 
 
 def _validate(task, num_examples, split, seed, holdout, batch_size):
-    if not isinstance(task, TokenTask):
-        raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
+    check_instance("task", task, TokenTask)
     if task.num_values > NUM_DIGITS:
         raise ValueError(
             f"image sequences draw tokens as MNIST digits, so num_values must be <= "
@@ -116,7 +118,7 @@ def sequence_dataset(
         TensorShape([50, 11, 28, 28, 1])
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
-    random.check_schedule(epochs, first_epoch)
+    check_schedule(epochs, first_epoch)
     examples, key = make_examples(task, seed, split, holdout, data_dir)
     return batched_dataset(
         examples,
@@ -127,6 +129,7 @@ def sequence_dataset(
         epochs=epochs,
         first_epoch=first_epoch,
         outputs=("x", "y"),
+        chunk_examples=CHUNK_EXAMPLES,
     )
 
 

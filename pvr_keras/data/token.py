@@ -10,21 +10,15 @@ import numpy as np
 import tensorflow as tf
 
 from pvr_keras.data import keys, random
+from pvr_keras.data.pipeline import (
+    batched_dataset,
+    check_instance,
+    check_positive,
+    check_schedule,
+)
 from pvr_keras.tasks import TokenTask
 
 CHUNK_EXAMPLES = 32_768
-
-
-def _check_task(task):
-    if not isinstance(task, TokenTask):
-        raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
-    return task
-
-
-def _check_positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; received {value!r}")
-    return int(value)
 
 
 def tf_aggregate(aggregation, window, num_values):
@@ -115,9 +109,9 @@ def make_examples(task, key, split, holdout=0):
 
 
 def _validate(task, num_examples, split, seed, holdout, batch_size):
-    _check_task(task)
-    _check_positive("num_examples", num_examples)
-    _check_positive("batch_size", batch_size)
+    check_instance("task", task, TokenTask)
+    check_positive("num_examples", num_examples)
+    check_positive("batch_size", batch_size)
     random.check_split(split)
     random.check_seed(seed)
     task.check_holdout(holdout)
@@ -164,46 +158,20 @@ def token_dataset(
         (TensorShape([256, 11]), TensorShape([256]))
     """
     _validate(task, num_examples, split, seed, holdout, batch_size)
-    random.check_schedule(epochs, first_epoch)
+    check_schedule(epochs, first_epoch)
     key = stream_key(task, seed, split, holdout)
-    examples = make_examples(task, key, split, holdout)
-    full, rest = divmod(num_examples, batch_size)
-    # Several batches are made per map call and split afterwards: the fixed cost of running
-    # the graph is shared by ~CHUNK_EXAMPLES examples instead of one batch.
-    per_chunk = max(1, CHUNK_EXAMPLES // batch_size)
+    token_examples = make_examples(task, key, split, holdout)
 
-    def chunk(epoch, first_batch):
-        count = tf.minimum(tf.constant(per_chunk, tf.int64), full - first_batch)
-        index = random.epoch_order(
-            num_examples, first_batch * batch_size, count * batch_size, key, epoch, shuffle
-        )
-        x, y = examples(index)
-        return (tf.reshape(x, [-1, batch_size, task.seq_len]), tf.reshape(y, [-1, batch_size]))
+    def examples(index):
+        x, y = token_examples(index)
+        return {"x": x, "y": y}
 
-    def last_batch(epoch, start):
-        # ``start`` comes in with the element: computed from constants alone (no shuffle),
-        # the indices would be a constant, and TF's graph optimiser, trying to fold the XLA
-        # call on them, logged NOT_FOUND "Failed to find definition for function
-        # __inference_examples_..." once per pass.
-        index = random.epoch_order(num_examples, start, rest, key, epoch, shuffle)
-        return examples(index)
-
-    def one_epoch(epoch):
-        ds = tf.data.Dataset.range(0, full, per_chunk).map(
-            lambda first: chunk(epoch, first),
-            num_parallel_calls=tf.data.AUTOTUNE,
-            deterministic=True,
-        )
-        ds = ds.unbatch()
-        if rest:
-            last = tf.data.Dataset.from_tensors((epoch, tf.constant(full * batch_size, tf.int64)))
-            ds = ds.concatenate(last.map(last_batch))
-        return ds
-
-    num_batches = full + (1 if rest else 0)
-    return random.epochs_dataset(
-        one_epoch, num_batches, first_epoch=first_epoch, epochs=epochs, shuffle=shuffle
-    )
+    # Many batches per XLA call (CHUNK_EXAMPLES examples), sliced afterwards: the fixed cost
+    # of running the graph is shared by ~32k examples instead of one batch.
+    return batched_dataset(
+        examples, num_examples, batch_size, key, shuffle=shuffle, epochs=epochs,
+        first_epoch=first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,
+    )  # fmt: skip
 
 
 def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):

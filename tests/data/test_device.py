@@ -159,7 +159,7 @@ def test_stream_equals_token_dataset_over_shuffled_epochs(first_epoch):
 
 
 def test_reading_a_shuffled_stream_again_goes_on_to_the_next_epochs():
-    # As token_dataset (random.epochs_dataset): fit(stream, epochs=N) sees N orders.
+    # As token_dataset (pipeline.epochs_dataset): fit(stream, epochs=N) sees N orders.
     task = TokenTask(window=2)
     kwargs = dict(batch_size=64, seed=1, epochs=2)
     stream = device.token_stream(task, 300, **kwargs)
@@ -207,7 +207,7 @@ def test_endless_stream_indexes_any_epoch():
         (dict(seed=-1), "seed must be a non-negative integer; received -1"),
         (dict(holdout=2), r"holdout must be in 0..window! = 0..1"),
         (dict(batch_size=0), "batch_size must be a positive integer; received 0"),
-        (dict(epochs=0), "epochs must be a positive integer; received 0"),
+        (dict(epochs=0), "epochs must be a positive integer or None; received 0"),
         (dict(first_epoch=-1), "first_epoch must be a non-negative integer; received -1"),
         (dict(task="mod_sum"), "task must be a TokenTask; received str"),
     ],
