@@ -336,7 +336,9 @@ def main(argv=None):
         return {"total": len(runs), "runs": runs}
     configs.start(cfg)
     sweeps.ResultsDir(cfg.out, create=True)  # an incompatible folder fails here, untouched
-    configs.write(resolved(cfg), cfg.out, name=f"config_{name}.json")
+    # The sweep's latest config: a results directory grows with every grid run into it.
+    everything = tuple(f.name for f in dataclasses.fields(cfg))
+    configs.write(resolved(cfg), cfg.out, name=f"config_{name}.json", may_differ=everything)
     if cfg.sweep == "holdout":
         print(
             f"[{name}] note: as in the paper's Figure 14, runs whose final training accuracy "

@@ -156,6 +156,10 @@ def test_tiny_sweep_end_to_end(recipe, tmp_path, capsys):
     assert "[size_window] 2/2 runs done" in printed and "ETA" in printed
     again = recipe.main([*TINY, "--out", str(out)])  # started again: nothing left to run
     assert again["trained"] == [] and again["recorded_before"] == 2
+    # A larger grid into the same results directory grows the sweep (its config follows).
+    grown = recipe.main([*TINY, "--sizes", "1000", "2000", "3000", "--out", str(out)])
+    assert len(grown["trained"]) == 1 and grown["recorded_before"] == 2
+    assert json.loads((out / "config_size_window.json").read_text())["sizes"] == [1000, 2000, 3000]
 
 
 @pytest.mark.slow
