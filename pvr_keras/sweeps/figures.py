@@ -222,8 +222,11 @@ def plot(records, spec, path, metric="test_accuracy"):
                     zorder=3,
                 )
         ax.axhline(CHANCE, color="grey", lw=0.8, ls=":")
-        title = ", ".join(_value_label(f, v) for f, v in zip(panel_fields, panel, strict=True))
-        ax.set(title=title, xlabel=LABELS.get(x, x), ylim=(-0.02, 1.02))
+        parts = [_value_label(f, v) for f, v in zip(panel_fields, panel, strict=True)]
+        # The first field on a line of its own, the others on the next.
+        title = "\n".join(filter(None, [parts[0] if parts else "", ", ".join(parts[1:])]))
+        ax.set_title(title, fontsize=9)
+        ax.set(xlabel=LABELS.get(x, x), ylim=(-0.02, 1.02))
         xs = sorted({r[x] for r in mine if r[x] is not None})
         if x == "num_examples":
             ax.set_xscale("log")
