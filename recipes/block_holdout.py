@@ -59,13 +59,11 @@ class Config(configs.BlockConfig):
     def validate(self):
         super().validate()
         if self.iid_run is not None:
-            folder = pathlib.Path(self.iid_run)
-            missing = [n for n in ("record.json", "model.keras") if not (folder / n).is_file()]
-            if missing:
-                raise configs.ConfigError(
-                    f"--iid-run must be a finished block_iid run folder (record.json and "
-                    f"model.keras); {folder} has no {' and no '.join(missing)}"
-                )
+            from pvr_keras.training.evaluate import run_folder_problem
+
+            problem = run_folder_problem(self.iid_run, "a finished block_iid run folder")
+            if problem:
+                raise configs.ConfigError(f"--iid-run: {problem}")
 
 
 # The presets of block_iid.py (configs.block_presets): its runs can stand in for the IID model.

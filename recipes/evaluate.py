@@ -48,13 +48,11 @@ def parse(argv=None):
     parser.add_argument("--backend", choices=("tensorflow", "jax"), help="Keras backend")
     parser.add_argument("--json", help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
-    folder = pathlib.Path(args.run_dir)
-    missing = [n for n in ("record.json", "model.keras") if not (folder / n).is_file()]
-    if missing:
-        raise configs.ConfigError(
-            f"{folder} is not a finished run folder with a saved model: no "
-            f"{' and no '.join(missing)}"
-        )
+    from pvr_keras.training.evaluate import run_folder_problem
+
+    problem = run_folder_problem(args.run_dir)
+    if problem:
+        raise configs.ConfigError(problem)
     for name in ("num_examples", "window"):
         values = getattr(args, name)
         for value in values if isinstance(values, list) else [values]:

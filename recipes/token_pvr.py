@@ -83,15 +83,7 @@ class Config:
 
     def task(self):
         """The ``TokenTask`` of this config."""
-        from pvr_keras.tasks import TokenTask
-
-        return TokenTask(
-            window=self.window,
-            aggregation=self.aggregation,
-            window_mode=self.window_mode,
-            pointer=self.pointer,
-            holdout_values=self.holdout_values,
-        )
+        return self.run().task()
 
     def run(self):
         """The ``training.runs.TokenRun`` this config trains."""
@@ -108,13 +100,11 @@ class Config:
         )  # fmt: skip
 
     def validate(self):
-        task = configs.check_task(self.task)
-        configs.check_task(lambda: task.check_holdout(self.holdout))
         configs.check_ints(self, ("num_examples", "test_examples", "epochs", "batch_size"), 1)
         configs.check_ints(self, ("warmup_epochs", "min_steps", "seed"), 0)
         configs.check_ints(self, ("devices",), 1)
         configs.check_positive(self, ("width", "learning_rate"))
-        configs.check_task(self.run)  # and the whole run: task, model, sizes and recipe
+        configs.check_task(self.run)  # the whole run: task, holdout, model, sizes, recipe
         configs.check_task(lambda: configs.format_out(self))
 
 

@@ -24,6 +24,8 @@ import os
 import pathlib
 import time
 
+from pvr_keras.files import atomic_write_text
+
 FORMAT = "pvr-keras/sweep"
 FORMAT_VERSION = 1
 MANIFEST = "sweep.json"
@@ -34,15 +36,6 @@ LOCK = ".results.lock"
 
 class IncompatibleResultsError(ValueError):
     """The results directory was written by another version of this layout."""
-
-
-def _atomic_write(path, text):
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def parse_lines(data):
@@ -225,7 +218,7 @@ class ResultsDir:
                 text = "".join(
                     json.dumps(r, separators=(",", ":"), default=str) + "\n" for r in records
                 )
-                _atomic_write(self.results, text)
+                atomic_write_text(self.results, text)
         return problems
 
     def write_sweep(self, name, definition):
@@ -245,7 +238,7 @@ class ResultsDir:
             ids = before + [i for i in definition["run_ids"] if i not in known]
             if not path.exists() or ids != before:
                 self.sweeps.mkdir(exist_ok=True)
-                _atomic_write(path, json.dumps({**definition, "run_ids": ids}, indent=1) + "\n")
+                atomic_write_text(path, json.dumps({**definition, "run_ids": ids}, indent=1) + "\n")
         return len(before), len(ids)
 
     def read_sweeps(self):

@@ -124,6 +124,16 @@ def run_kind(config):
     return "token"
 
 
+def run_folder_problem(folder, what="a finished run folder with a saved model"):
+    """Why ``folder`` is not a finished run folder (``record.json`` and ``model.keras``), or
+    None when it is one (files only: nothing is loaded)."""
+    folder = pathlib.Path(folder)
+    missing = [n for n in ("record.json", "model.keras") if not (folder / n).is_file()]
+    if missing:
+        return f"{folder} is not {what}: no {' and no '.join(missing)}"
+    return None
+
+
 def load_run(folder):
     """Loads a finished run folder (``record.json`` and ``model.keras``).
 
@@ -137,12 +147,9 @@ def load_run(folder):
     from pvr_keras import models  # noqa: F401  (registers the custom layers)
 
     folder = pathlib.Path(folder)
-    missing = [n for n in ("record.json", "model.keras") if not (folder / n).is_file()]
-    if missing:
-        raise FileNotFoundError(
-            f"{folder} is not a finished run folder with a saved model: no "
-            f"{' and no '.join(missing)}"
-        )
+    problem = run_folder_problem(folder)
+    if problem:
+        raise FileNotFoundError(problem)
     record = records.read_record(folder)
     if record.get("status") == "running":
         raise ValueError(f"{folder} holds a run that has not finished (status running)")

@@ -169,7 +169,9 @@ def test_iid_run_of_another_config_is_refused_before_training(tfds_dir, tmp_path
 
 def test_iid_run_that_is_not_a_finished_run_is_refused(tfds_dir, tmp_path):
     argv = [*QUICK_TINY, "--data-dir", str(tfds_dir), "--out", str(tmp_path / "run")]
-    with pytest.raises(ValueError, match="has no record.json and no model.keras"):
+    with pytest.raises(
+        ValueError, match="not a finished block_iid run folder: no record.json and no model.keras"
+    ):
         block_holdout.main([*argv, "--iid-run", str(tmp_path / "none")])
     running = _fake_run(tmp_path / "running", status="running")
     with pytest.raises(ValueError, match="is not complete"):

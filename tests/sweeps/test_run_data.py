@@ -28,7 +28,8 @@ CASES = [
 def _captured(monkeypatch, tmp_path, run):
     calls = []
     monkeypatch.setattr(training, "train", lambda *args, **kwargs: calls.append((args, kwargs)))
-    train_token_run(run, tmp_path / run.run_id)
+    # tf.data streams on either backend (device input makes the same examples: test_device).
+    train_token_run(run, tmp_path / run.run_id, input="tfdata")
     (build_model, train_data, recipe, run_dir), kwargs = calls[0]
     return build_model, train_data, recipe, kwargs
 
