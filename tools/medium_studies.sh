@@ -2,29 +2,44 @@
 # The medium studies of docs/results/ (the paper's findings at a scale a 2-core CPU can answer),
 # one after another, resumable: run it again after a kill and it goes on where it stopped.
 #
-#   bash tools/medium_studies.sh [RESULTS]        # default RESULTS=runs/medium
+#   bash tools/medium_studies.sh [RESULTS] [token|figure7|all]   # default runs/medium all
 #
 # RESULTS/token    token_sweep holdout + size_window medium, fast_slow medium (one results
 #                  directory, so runs the studies share are trained once)
 # RESULTS/figure7  block_holdout medium for ResNet18 and VGG11-BN (each with its IID run)
+# The two parts can run at the same time (two processes share two cores better than one).
+# Coverage first: seed 0 of the holdout study, then the threshold sweep, fast_slow, and the
+# holdout study's remaining seeds (runs already finished are skipped, not retrained).
 # Then `python tools/export_results.py RESULTS docs/results` writes the small records.
 # Measured on a 2-core CPU: see docs/results/README.md (about 7 hours in all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${1:-runs/medium}
+PART=${2:-all}
+case "$PART" in token | figure7 | all) ;; *)
+  echo "usage: $0 [RESULTS] [token|figure7|all]" >&2
+  exit 2
+  ;;
+esac
 PY=${PYTHON:-python}
 TOKEN_BACKEND=${TOKEN_BACKEND:-jax}
 BLOCK_BACKEND=${BLOCK_BACKEND:-tensorflow}
 step() { echo "=== $(date -u +%FT%TZ) $*"; "$@"; }
 ok3() { "$@" || [ $? = 3 ]; }  # exit 3: a run that finished but failed by the paper's rule
 
-step "$PY" recipes/token_sweep.py --sweep holdout --preset medium --backend "$TOKEN_BACKEND" \
-  --out "$RESULTS/token"
-step "$PY" recipes/token_sweep.py --sweep size_window --preset medium --backend "$TOKEN_BACKEND" \
-  --out "$RESULTS/token"
-step "$PY" recipes/fast_slow.py --preset medium --backend "$TOKEN_BACKEND" --out "$RESULTS/token"
-for model in resnet18 vgg11_bn; do
-  step ok3 "$PY" recipes/block_holdout.py --preset medium --model "$model" \
-    --backend "$BLOCK_BACKEND" --out "$RESULTS/figure7/$model"
-done
-echo "=== $(date -u +%FT%TZ) done"
+if [ "$PART" != figure7 ]; then
+  sweep() { step "$PY" recipes/token_sweep.py --preset medium --backend "$TOKEN_BACKEND" \
+    --out "$RESULTS/token" "$@"; }
+  sweep --sweep holdout --seeds 0
+  sweep --sweep size_window
+  step "$PY" recipes/fast_slow.py --preset medium --backend "$TOKEN_BACKEND" \
+    --out "$RESULTS/token"
+  sweep --sweep holdout
+fi
+if [ "$PART" != token ]; then
+  for model in resnet18 vgg11_bn; do
+    step ok3 "$PY" recipes/block_holdout.py --preset medium --model "$model" \
+      --backend "$BLOCK_BACKEND" --out "$RESULTS/figure7/$model"
+  done
+fi
+echo "=== $(date -u +%FT%TZ) $PART done"

@@ -17,18 +17,14 @@ from pvr_keras.data import block as block_data
 from pvr_keras.data import random
 from pvr_keras.tasks import AGGREGATIONS, BlockTask
 from tests.stats import assert_uniform
+from tests.tfds_fakes import fake_prepared
 
 MOCK_EXAMPLES = 500
 
 
 @pytest.fixture(scope="module")
 def mock_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tfds")
-    for name in ("mnist", "cifar10"):
-        version = root / name / str(tfds.builder_cls(name).VERSION)
-        version.mkdir(parents=True)
-        (version / "dataset_info.json").write_text("{}")
-    return root
+    return fake_prepared(tmp_path_factory.mktemp("tfds"))
 
 
 @pytest.fixture

@@ -13,18 +13,14 @@ from pvr_keras import data
 from pvr_keras.data import device_images
 from pvr_keras.data.images import clear_cache
 from pvr_keras.tasks import BlockTask, TokenTask
+from tests.tfds_fakes import fake_prepared
 
 MOCK_EXAMPLES = 400
 
 
 @pytest.fixture(scope="module")
 def mock_root(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tfds")
-    for name in ("mnist", "cifar10"):
-        version = root / name / str(tfds.builder_cls(name).VERSION)
-        version.mkdir(parents=True)
-        (version / "dataset_info.json").write_text("{}")
-    return root
+    return fake_prepared(tmp_path_factory.mktemp("tfds"))
 
 
 @pytest.fixture

@@ -106,11 +106,9 @@ def test_block_stream_through_fit(tmp_path):
 
     from pvr_keras.data import images
     from pvr_keras.tasks import BlockTask
+    from tests.tfds_fakes import fake_prepared
 
-    for name in ("mnist",):
-        version = str(tfds.builder_cls(name).VERSION)
-        (tmp_path / name / version).mkdir(parents=True)
-        (tmp_path / name / version / "dataset_info.json").write_text("{}")
+    fake_prepared(tmp_path, ["mnist"])
     task = BlockTask()
     stream = dict(split="train", seed=2, batch_size=20, data_dir=tmp_path)
     images.clear_cache()

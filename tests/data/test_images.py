@@ -14,24 +14,16 @@ import tensorflow_datasets as tfds
 
 from pvr_keras import data
 from pvr_keras.data import images
+from tests.tfds_fakes import fake_prepared
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SHAPES = {"mnist": (28, 28, 1), "cifar10": (32, 32, 3)}
 MOCK_EXAMPLES = 60
 
 
-def _fake_prepared(root):
-    """A data dir that looks prepared on disk; mock_data supplies the examples."""
-    for name in SHAPES:
-        version = str(tfds.builder_cls(name).VERSION)
-        (root / name / version).mkdir(parents=True)
-        (root / name / version / "dataset_info.json").write_text("{}")
-    return root
-
-
 @pytest.fixture(scope="module")
 def mock_dir(tmp_path_factory):
-    return _fake_prepared(tmp_path_factory.mktemp("tfds"))
+    return fake_prepared(tmp_path_factory.mktemp("tfds"))
 
 
 @pytest.mark.parametrize("name", ["mnist", "cifar10"])
@@ -49,7 +41,7 @@ def test_mock_shapes_dtypes_and_cache(mock_dir, name):
 
 
 def test_clear_cache_drops_decoded_splits(tmp_path):
-    root = _fake_prepared(tmp_path)
+    root = fake_prepared(tmp_path)
     with tfds.testing.mock_data(num_examples=5):
         first = data.load_images("mnist", "test", data_dir=root)[0]
         images.clear_cache()
@@ -119,15 +111,9 @@ def _fake_download(calls):
 
     def download(name, root):
         calls.append((name, root))
-        _fake_prepared_one(pathlib.Path(root), name)
+        fake_prepared(root, [name])
 
     return download
-
-
-def _fake_prepared_one(root, name):
-    version = str(tfds.builder_cls(name).VERSION)
-    (root / name / version).mkdir(parents=True)
-    (root / name / version / "dataset_info.json").write_text("{}")
 
 
 def test_online_first_use_downloads_into_the_data_dir(tmp_path, monkeypatch, capsys):
@@ -154,7 +140,7 @@ def test_download_false_never_probes(tmp_path, monkeypatch):
     monkeypatch.setattr(images, "_download_and_prepare", fail)
     with pytest.raises(FileNotFoundError, match="download=False"):
         data.load_images("mnist", "test", data_dir=tmp_path, download=False)
-    _fake_prepared_one(tmp_path, "mnist")  # prepared: download=False reads it
+    fake_prepared(tmp_path, ["mnist"])  # prepared: download=False reads it
     with tfds.testing.mock_data(num_examples=3):
         assert data.load_images("mnist", "test", data_dir=tmp_path, download=False)[0].shape[0] == 3
 

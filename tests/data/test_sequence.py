@@ -7,18 +7,12 @@ import tensorflow_datasets as tfds
 from pvr_keras import data
 from pvr_keras.tasks import TokenTask
 from tests.stats import assert_uniform
-
-
-def _fake_prepared(root):
-    version = root / "mnist" / str(tfds.builder_cls("mnist").VERSION)
-    version.mkdir(parents=True)
-    (version / "dataset_info.json").write_text("{}")
-    return root
+from tests.tfds_fakes import fake_prepared
 
 
 @pytest.fixture(scope="module")
 def mock_root(tmp_path_factory):
-    return _fake_prepared(tmp_path_factory.mktemp("tfds"))
+    return fake_prepared(tmp_path_factory.mktemp("tfds"), ["mnist"])
 
 
 @pytest.fixture
@@ -93,7 +87,7 @@ def test_real_digits_from_the_matching_split(tfds_dir):
 
 
 def test_missing_digit_is_a_clear_error(tmp_path):
-    root = _fake_prepared(tmp_path)
+    root = fake_prepared(tmp_path, ["mnist"])
     with tfds.testing.mock_data(num_examples=3):  # at most three digits present
         with pytest.raises(ValueError, match=r"has no images of digit\(s\)"):
             data.sequence_arrays(TokenTask(), 5, split="train", seed=0, data_dir=root)

@@ -8,6 +8,7 @@ import pytest
 import tensorflow_datasets as tfds
 
 from pvr_keras.data import images
+from tests.tfds_fakes import fake_prepared
 
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "prepare_data.py"
 
@@ -25,9 +26,7 @@ def test_prepares_both_and_skips_what_is_there(tool, tmp_path, monkeypatch, caps
 
     def download(name, root):
         calls.append(name)
-        version = str(tfds.builder_cls(name).VERSION)
-        (pathlib.Path(root) / name / version).mkdir(parents=True)
-        (pathlib.Path(root) / name / version / "dataset_info.json").write_text("{}")
+        fake_prepared(root, [name])
 
     monkeypatch.setattr(images, "probe", lambda name, timeout=None: (True, ""))
     monkeypatch.setattr(images, "_download_and_prepare", download)
