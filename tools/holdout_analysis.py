@@ -18,6 +18,9 @@ import sys
 
 
 def analyse(results_dir, test_examples=5_000, train_examples=100_000):
+    from pvr_keras import compat
+
+    compat.import_tensorflow_quietly()
     import keras
 
     from pvr_keras import analysis, data, models  # noqa: F401  (custom layers)
@@ -42,7 +45,8 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000):
                                  holdout=run.holdout)  # fmt: skip
         xt, yt = data.token_arrays(task, train_examples, split="train", seed=run.seed,
                                    holdout=run.holdout)  # fmt: skip
-        predicted = model.predict(x, batch_size=4096, verbose=0).argmax(axis=1)
+        # One call, not predict(): a new model per run would retrace predict's function.
+        predicted = keras.ops.convert_to_numpy(model(x, training=False)).argmax(axis=1)
         summary = analysis.held_out_summary(task, run.holdout, x, y, predicted, xt, yt)
         summary.update(
             id=line["id"], window=run.window, seed=run.seed,
