@@ -15,7 +15,9 @@ records; models and checkpoints are left behind. Studies:
 - ``figure7``: block_holdout medium per CNN: ``logits.{json,csv,png}``, ``config.json`` and
   each run's ``record.json``, ``history.csv``, ``learning_curve.png``.
 
-A study not run yet is skipped with a note; running it again replaces what it wrote.
+A study not run yet is skipped with a note; running it again replaces what it wrote. Paths
+under RESULTS in the copied JSON files are written as ``RESULTS/...``, so that the records do
+not carry the folder of the machine that ran them.
 """
 
 import argparse
@@ -28,6 +30,18 @@ TOKEN_STUDIES = {"holdout_medium": "holdout", "size_window_medium": "thresholds"
                  "fast_slow": "fast_slow"}  # fmt: skip
 FAST_SLOW_FILES = ("fast_slow.json", "fast_slow.csv", "learning_curves.png", "cka.png")
 RUN_FILES = ("record.json", "history.csv", "learning_curve.png")
+
+
+def _copy(source, target, results):
+    """Copies one file; in a JSON file, the absolute path of ``results`` becomes RESULTS."""
+    target = pathlib.Path(target)
+    if target.is_dir():
+        target = target / pathlib.Path(source).name
+    if pathlib.Path(source).suffix != ".json":
+        shutil.copy(source, target)
+        return
+    text = pathlib.Path(source).read_text()
+    target.write_text(text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS"))
 
 
 def _token_study(token, name, dest, log):
@@ -46,7 +60,7 @@ def _token_study(token, name, dest, log):
         target.append(line)
     target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
     for config in token.glob(f"config_{name}.json"):
-        shutil.copy(config, dest / config.name)
+        _copy(config, dest / config.name, token.parent)
     if lines and name != "fast_slow":
         make_figures(dest, only=[name], log=log)
     log(f"{name}: {len(lines)} of {len(wanted)} runs recorded -> {dest}")
@@ -66,13 +80,13 @@ def export(results, dest, log=print):
                         if r["id"] in ids]  # fmt: skip
                 (dest / study / "holdout_analysis.json").write_text(json.dumps(rows, indent=1))
                 for suffix in ("csv", "png"):
-                    shutil.copy(token / f"holdout_analysis.{suffix}", dest / study)
+                    _copy(token / f"holdout_analysis.{suffix}", dest / study, results)
             if study == "fast_slow":
                 for file in FAST_SLOW_FILES:
                     if (token / file).is_file():
-                        shutil.copy(token / file, dest / study / file)
+                        _copy(token / file, dest / study / file, results)
                 if (token / "config.json").is_file():
-                    shutil.copy(token / "config.json", dest / study / "config_fast_slow.json")
+                    _copy(token / "config.json", dest / study / "config_fast_slow.json", results)
     else:
         log(f"{token}: no token studies yet")
     for run in sorted((results / "figure7").glob("*")) if (results / "figure7").is_dir() else []:
@@ -81,12 +95,12 @@ def export(results, dest, log=print):
         target.mkdir(parents=True)
         for file in ("logits.json", "logits.csv", "logits.png", "config.json"):
             if (run / file).is_file():
-                shutil.copy(run / file, target / file)
+                _copy(run / file, target / file, results)
         for sub in ("holdout", "iid"):
             for file in RUN_FILES:
                 if (run / sub / file).is_file():
                     (target / sub).mkdir(exist_ok=True)
-                    shutil.copy(run / sub / file, target / sub / file)
+                    _copy(run / sub / file, target / sub / file, results)
         log(f"figure7/{run.name}: {sorted(p.name for p in target.iterdir())}")
 
 
