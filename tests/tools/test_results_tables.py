@@ -1,0 +1,113 @@
+"""tools/results_tables.py: the tables of docs/results/README.md come from the committed records."""
+
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def tool():
+    spec = importlib.util.spec_from_file_location(
+        "results_tables", REPO / "tools" / "results_tables.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_docs_results_tables_match_the_committed_records(tool, capsys):
+    status = tool.main([str(REPO / "docs" / "results"), "--check"])
+    assert status == 0, capsys.readouterr().err
+
+
+def _line(**fields):
+    base = dict(model="mlp", window=2, holdout=0, seed=0, num_examples=300_000, epochs_completed=30,
+                train_accuracy=1.0, test_accuracy=0.5, iid_test_accuracy=None, failed=False,
+                wall_time_s=120.0, curve_train_eval_accuracy=[0.3, 0.9995, 1.0])  # fmt: skip
+    return {**base, **fields}
+
+
+def _write_lines(study, lines):
+    study.mkdir(parents=True)
+    (study / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+
+def test_holdout_rows_name_the_held_out_tuple_and_use_the_iid_accuracy(tool, tmp_path):
+    _write_lines(tmp_path / "holdout", [
+        _line(window=3, holdout=6, holdout_values=[1, 2, 3], test_accuracy=0.25,
+              iid_test_accuracy=0.75, curve_train_eval_accuracy=[0.1, 0.2]),
+        _line(seed=1, holdout=0, test_accuracy=0.875),
+    ])  # fmt: skip
+    rows = tool.tables(tmp_path)["holdout"].splitlines()[2:]
+    # Sorted by window first; holdout-0 has no held-out column, its test set is IID.
+    assert rows == ["| 2 | 0 | 1 | 1.000 | - | 0.875 | 2 | 2 |",
+                    "| 3 | 6 of (1, 2, 3) | 0 | 1.000 | 0.250 | 0.750 | never | 2 |"]  # fmt: skip
+
+
+def test_thresholds_rows_mark_failed_runs_and_reduced_widths(tool, tmp_path):
+    _write_lines(tmp_path / "thresholds", [
+        _line(num_examples=10_000, train_accuracy=0.125, failed=True),
+        _line(model="mixer", width=0.125, num_examples=30_000),
+    ])  # fmt: skip
+    rows = tool.tables(tmp_path)["thresholds"].splitlines()[2:]
+    assert rows[0].startswith("| mixer (width x0.125) | 2 | 30,000 | 0 | 30 | 1.000 | 0.500 | 2 |")
+    assert rows[1].startswith("| mlp | 2 | 10,000 | 0 | 30 | 0.125 | 0.500 | 2 | yes |")
+
+
+def test_figure7_row_from_logits_and_records(tool, tmp_path):
+    run = tmp_path / "figure7" / "vgg"
+    (run / "iid").mkdir(parents=True)
+    (run / "holdout").mkdir()
+    (run / "config.json").write_text(json.dumps({"model": "vgg11_bn", "width": 16}))
+    subset = {"pointer to top right": {"mean_logit_held_out": -2.5, "mean_logit_other": 0.25}}
+    iid_subset = {"pointer to top right": {"mean_logit_held_out": 2.0, "mean_logit_other": -1.0}}
+    (run / "logits.json").write_text(json.dumps({
+        "iid_test_accuracy": 0.98, "holdout_train_accuracy": 0.99, "holdout_test_accuracy": 0.01,
+        "models": {"holdout": {"subsets": subset}, "IID": {"subsets": iid_subset}},
+    }))  # fmt: skip
+    (run / "iid" / "record.json").write_text(
+        json.dumps({"final": {"train_eval_accuracy": 0.995}, "wall_time_s": 90})
+    )
+    (run / "holdout" / "record.json").write_text(json.dumps({"wall_time_s": 60}))
+    [row] = tool.tables(tmp_path)["figure7"].splitlines()[2:]
+    assert row == ("| vgg11_bn, width 16 | 0.995 / 0.980 | 0.990 / 0.010 | -2.50 / 0.25 | "
+                   "2.00 / -1.00 | 1.5 + 1.0 |")  # fmt: skip
+
+
+def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path):
+    (tmp_path / "fast_slow").mkdir()
+    runs = [(0, 20, "fast", 1.0), (1, 22, "fast", 0.99), (2, None, "slow", 0.1)]
+    seeds = [dict(seed=s, fit_epoch=e, speed=k, final_train_accuracy=1.0, final_test_accuracy=t)
+             for s, e, k, t in runs]  # fmt: skip
+    cka = {"layer": "pre_logits", "on": "training set of seed 2", "fast1_fast2": 0.9,
+           "fast1_slow": 0.3, "mean_by_kind": {"fast_fast": 0.9, "fast_slow": 0.25}}  # fmt: skip
+    summary = dict(seeds=seeds, fast1=0, fast2=1, slow=2, cka=cka)
+    (tmp_path / "fast_slow" / "fast_slow.json").write_text(json.dumps(summary))
+    text = tool.tables(tmp_path)["fast_slow"]
+    assert "| 2 | never | slow | 1.000 | 0.100 |" in text
+    assert "| fast-fast | 0 vs 1 | 0.900 |" in text and "| fast-slow | 0 vs 2 | 0.300 |" in text
+    assert "| mean fast-slow | all pairs | 0.250 |" in text
+
+
+def test_update_replaces_only_marked_tables_and_reports_stale_ones(tool):
+    readme = ("intro\n<!-- table: holdout -->\nold\n<!-- end table -->\nmiddle\n"
+              "<!-- table: figure7 -->\nkept\n<!-- end table -->\n")  # fmt: skip
+    text, stale = tool.update(readme, {"holdout": "new\n"})
+    assert stale == ["holdout"]
+    assert text == readme.replace("old\n", "new\n")
+    assert tool.update(text, {"holdout": "new\n"}) == (text, [])
+
+
+def test_check_fails_on_a_hand_edited_number(tool, tmp_path, capsys):
+    _write_lines(tmp_path / "holdout", [_line(holdout=1, test_accuracy=0.5)])
+    (tmp_path / "README.md").write_text("<!-- table: holdout -->\n<!-- end table -->\n")
+    assert tool.main([str(tmp_path), "--write"]) == 0
+    assert tool.main([str(tmp_path), "--check"]) == 0
+    readme = tmp_path / "README.md"
+    readme.write_text(readme.read_text().replace("0.500", "0.900"))
+    assert tool.main([str(tmp_path), "--check"]) == 1
+    assert "stale tables: holdout" in capsys.readouterr().err

@@ -1,0 +1,202 @@
+"""The tables of docs/results/README.md, recomputed from the committed records.
+
+    python tools/results_tables.py docs/results            # print every study's table
+    python tools/results_tables.py docs/results --write    # replace the tables in README.md
+    python tools/results_tables.py docs/results --check    # exit 1 if README.md is stale
+
+Each study folder written by ``tools/export_results.py`` gives one Markdown table:
+
+- ``holdout``: one row per run of ``results.jsonl``: final training accuracy, accuracy on the
+  held-out windows, IID test accuracy, fit epoch (``pvr_keras.analysis.fit_epoch``);
+- ``thresholds``: one row per run: training and test accuracy, fit epoch, the paper's
+  failed-run rule;
+- ``figure7``: per CNN, from ``logits.json`` and the run records: IID and holdout accuracies,
+  the holdout model's mean logits for the held-out classes against the others;
+- ``fast_slow``: per seed, from ``fast_slow.json``: fit epoch, speed, final accuracies; then
+  the CKA pairs.
+
+In README.md a table sits between ``<!-- table: STUDY -->`` and ``<!-- end table -->``;
+``--write`` replaces what is between, ``--check`` says which tables differ. A study without
+records gives no table (its markers are left as they are).
+"""
+
+import argparse
+import json
+import pathlib
+import re
+import sys
+
+MARKER = re.compile(r"(<!-- table: (\w+) -->\n)(.*?)(<!-- end table -->)", re.S)
+
+
+def _f(value, digits=3):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(map(str, r)) + " |" for r in rows]) + "\n"
+
+
+def _records(study):
+    path = study / "results.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _fit(record):
+    from pvr_keras.analysis.dynamics import fit_epoch
+
+    return fit_epoch(record.get("curve_train_eval_accuracy") or []) or "never"
+
+
+def holdout(study):
+    records = sorted(_records(study), key=lambda r: (r["window"], r.get("holdout_values") or [],
+                                                     r["holdout"], r["seed"]))  # fmt: skip
+    if not records:
+        return None
+    rows = []
+    for r in records:
+        values = r.get("holdout_values") or list(range(r["window"]))
+        held = f"{r['holdout']} of ({', '.join(map(str, values))})" if r["holdout"] else "0"
+        iid = r.get("iid_test_accuracy") if r["holdout"] else r["test_accuracy"]
+        rows.append([r["window"], held, r["seed"], _f(r["train_accuracy"]),
+                     _f(r["test_accuracy"]) if r["holdout"] else "-", _f(iid), _fit(r),
+                     f"{r['wall_time_s'] / 60:.0f}"])  # fmt: skip
+    header = ["window", "held out", "seed", "train", "held-out test", "IID test",
+              "fit epoch", "min"]  # fmt: skip
+    return _table(header, rows)
+
+
+def thresholds(study):
+    records = sorted(_records(study), key=lambda r: (r["model"], r["window"],
+                                                     r["num_examples"], r["seed"]))  # fmt: skip
+    if not records:
+        return None
+    rows = []
+    for r in records:
+        width = r.get("width")
+        model = r["model"] + (f" (width x{width:g})" if width not in (None, 1, 1.0) else "")
+        rows.append([model, r["window"], f"{r['num_examples']:,}", r["seed"], r["epochs_completed"],
+                     _f(r["train_accuracy"]), _f(r["test_accuracy"]), _fit(r),
+                     "yes" if r["failed"] else "", f"{r['wall_time_s'] / 60:.1f}"])  # fmt: skip
+    header = ["model", "window", "examples", "seed", "epochs", "train", "test", "fit epoch",
+              "failed", "min"]  # fmt: skip
+    return _table(header, rows)
+
+
+def figure7(study):
+    rows = []
+    for run in sorted(p for p in study.glob("*") if (p / "logits.json").is_file()):
+        logits = json.loads((run / "logits.json").read_text())
+        records = {}
+        for sub in ("iid", "holdout"):
+            path = run / sub / "record.json"
+            records[sub] = json.loads(path.read_text()) if path.is_file() else {}
+        minutes = [records[s].get("wall_time_s") for s in ("iid", "holdout")]
+        held = logits["models"]["holdout"]["subsets"]["pointer to top right"]
+        iid = logits["models"]["IID"]["subsets"]["pointer to top right"]
+        config = json.loads((run / "config.json").read_text())
+        rows.append([
+            f"{config['model']}, width {config['width']}",
+            f"{_f(records['iid'].get('final', {}).get('train_eval_accuracy'))} / "
+            f"{_f(logits['iid_test_accuracy'])}",
+            f"{_f(logits['holdout_train_accuracy'])} / {_f(logits['holdout_test_accuracy'])}",
+            f"{_f(held['mean_logit_held_out'], 2)} / {_f(held['mean_logit_other'], 2)}",
+            f"{_f(iid['mean_logit_held_out'], 2)} / {_f(iid['mean_logit_other'], 2)}",
+            " + ".join("-" if m is None else f"{m / 60:.1f}" for m in minutes),
+        ])  # fmt: skip
+    if not rows:
+        return None
+    header = ["model", "IID train / test", "holdout train / held-out test",
+              "holdout model: logit 1-3 / others", "IID model: logit 1-3 / others",
+              "min (IID + holdout)"]  # fmt: skip
+    return _table(header, rows)
+
+
+def fast_slow(study):
+    path = study / "fast_slow.json"
+    if not path.is_file():
+        return None
+    summary = json.loads(path.read_text())
+    rows = [[s["seed"], s["fit_epoch"] or "never", s["speed"], _f(s["final_train_accuracy"]),
+             _f(s["final_test_accuracy"])] for s in summary["seeds"]]  # fmt: skip
+    text = _table(["seed", "fit epoch", "speed", "train", "test"], rows)
+    cka = summary.get("cka") or {}
+    pairs = [["fast-fast", summary["fast1"], summary["fast2"], cka.get("fast1_fast2")],
+             ["fast-slow", summary["fast1"], summary["slow"], cka.get("fast1_slow")]]  # fmt: skip
+    rows = [[kind, f"{a} vs {b}", _f(v)] for kind, a, b, v in pairs if None not in (a, b, v)]
+    means = cka.get("mean_by_kind") or {}
+    rows += [[f"mean {k.replace('_', '-')}", "all pairs", _f(means[k])]
+             for k in ("fast_fast", "fast_slow") if means.get(k) is not None]  # fmt: skip
+    if rows:
+        text += "\n" + _table([f"linear CKA ({cka.get('layer')}, {cka.get('on')})", "seeds",
+                               "CKA"], rows)  # fmt: skip
+    return text
+
+
+STUDIES = {"holdout": holdout, "thresholds": thresholds, "figure7": figure7,
+           "fast_slow": fast_slow}  # fmt: skip
+
+
+def tables(results):
+    """``{study: markdown table}`` for every study of ``results`` that has records."""
+    results = pathlib.Path(results)
+    out = {}
+    for name, make in STUDIES.items():
+        if (results / name).is_dir():
+            table = make(results / name)
+            if table is not None:
+                out[name] = table
+    return out
+
+
+def update(readme_text, made):
+    """``readme_text`` with each marked table replaced by ``made``'s; returns (text, stale)."""
+    stale = []
+
+    def replace(match):
+        name = match.group(2)
+        if name not in made:
+            return match.group(0)
+        if match.group(3) != made[name]:
+            stale.append(name)
+        return match.group(1) + made[name] + match.group(4)
+
+    return MARKER.sub(replace, readme_text), stale
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", help="docs/results (the folder export_results.py wrote)")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--write", action="store_true", help="replace the tables in README.md")
+    action.add_argument("--check", action="store_true", help="exit 1 if README.md is stale")
+    args = parser.parse_args(argv)
+    results = pathlib.Path(args.results)
+    if not results.is_dir():
+        raise FileNotFoundError(f"{results} does not exist")
+    made = tables(results)
+    if not (args.write or args.check):
+        for name, table in made.items():
+            print(f"## {name}\n\n{table}")
+        return 0
+    readme = results / "README.md"
+    text, stale = update(readme.read_text(), made)
+    if args.write:
+        readme.write_text(text)
+        print(f"{readme}: {len(stale)} tables replaced ({', '.join(stale) or 'none stale'})")
+        return 0
+    if stale:
+        print(f"{readme}: stale tables: {', '.join(stale)}; run with --write", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (FileNotFoundError, ValueError, KeyError) as error:
+        print(f"results_tables: error: {error!r}", file=sys.stderr)
+        sys.exit(2)
