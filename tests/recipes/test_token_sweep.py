@@ -85,8 +85,19 @@ def test_medium_grids(recipe):
     }
     others = {(r.model, r.window, r.num_examples, r.model_arguments()["dim"]) for r in runs
               if r.model != "mlp"}  # fmt: skip
-    assert others == {(m, 2, n, 64) for m in ("transformer", "mixer") for n in (10_000, 30_000)}
+    assert others == {
+        (m, 2, n, 64) for m in ("transformer", "mixer") for n in (10_000, 30_000, 100_000)
+    }
     assert all("-x0.125-" in r.run_id for r in runs if r.model != "mlp")
+    # The MLP at window 2 on the paper's own 200-epoch recipe at the small sizes, beside the
+    # medium schedule's runs of the same sizes (other ids, so both are kept).
+    paper = sorted((r.window, r.num_examples, r.seed) for r in mlp if r.epochs == 200)
+    assert paper == [(2, n, s) for n in (10_000, 30_000) for s in (0, 1)]
+    assert {r.warmup_epochs for r in mlp if r.epochs == 200} == {10}
+    assert {(r.window, r.epochs) for r in mlp if r.epochs != 200} == {(2, 30), (3, 80)}
+    assert len({r.run_id for r in runs}) == len(runs) == 16 + 6 + 4
+    runs, _ = _build(recipe, "--preset", "medium", "--sweep", "size_window", "--epochs", "5")
+    assert {r.epochs for r in runs} == {5}  # a flag beats an extra's recipe too
     with pytest.raises(ValueError, match="pointer sweep has presets paper, quick"):
         _build(recipe, "--preset", "medium", "--sweep", "pointer")
 
