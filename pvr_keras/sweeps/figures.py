@@ -187,6 +187,8 @@ def plot(records, spec, path, metric="test_accuracy"):
     fig = Figure(figsize=(max(6.4, 4.2 * ncols), 3.4 * nrows + 0.9))
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
     line_values = _sort({r[line] for r in rows})
+    # Training-set sizes on one scale in every panel, so that panels compare by eye.
+    all_xs = [r[x] for r in rows if r[x] is not None]
     colors = {
         v: matplotlib.colormaps["viridis"](i / max(1, len(line_values) - 1) * 0.9)
         for i, v in enumerate(line_values)
@@ -231,6 +233,7 @@ def plot(records, spec, path, metric="test_accuracy"):
         if x == "num_examples":
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            ax.set_xlim(min(all_xs) / 1.5, max(all_xs) * 1.5)
         ax.set_xticks(xs, [_compact(v) for v in xs])
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="best")
@@ -264,15 +267,19 @@ CSV_COLUMNS = ("metric", "mean", "std", "seeds", "failed", "discarded")
 def _sweeps(results, records):
     """``{name: (spec, records)}``: stored sweep definitions, else the records' sweep names."""
     by_id = {r["id"]: r for r in records}
-    found = {}
+    found, listed = {}, set()
     for name, definition in results.read_sweeps().items():
         spec = definition.get("figure") or FIGURES.get(name) or FIGURES["size_window"]
         mine = [by_id[i] for i in definition.get("run_ids", []) if i in by_id]
         found[name] = (spec, mine, len(definition.get("run_ids", [])))
-    for record in records:  # records of sweeps without a stored definition
+        listed.update(definition.get("run_ids", []))
+    # Records no stored definition lists, by the sweep that first ran them. A run a stored
+    # sweep lists belongs to that sweep, whichever sweep trained it (runs are shared).
+    unlisted = [r for r in records if r["id"] not in listed]
+    for record in unlisted:
         name = record.get("sweep") or "sweep"
         if name not in found:
-            mine = [r for r in records if (r.get("sweep") or "sweep") == name]
+            mine = [r for r in unlisted if (r.get("sweep") or "sweep") == name]
             found[name] = (FIGURES.get(name, FIGURES["size_window"]), mine, len(mine))
     return found
 

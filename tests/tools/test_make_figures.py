@@ -124,3 +124,21 @@ def test_command_line_errors_exit_with_a_message(tmp_path):
     assert done.returncode == 2
     assert "make_figures: error:" in done.stderr and "not a sweep results directory" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_run_shared_by_two_sweeps_is_drawn_by_the_sweeps_that_list_it(tool, tmp_path, capsys):
+    # A run first trained by one sweep ("holdout") and listed by another ("size_window")
+    # whose results directory holds only the second sweep's definition (an exported study).
+    results = ResultsDir(tmp_path / "results", create=True)
+    shared = _line(1.0, sweep="holdout", window=2, num_examples=30000)
+    own = _line(0.1, window=2, num_examples=1000)
+    loose = _line(0.5, sweep="pointer", window=1, num_examples=1000)  # listed by no sweep
+    for line in (shared, own, loose):
+        results.append(line)
+    ids = [shared["id"], own["id"]]
+    results.write_sweep("size_window", {"name": "size_window", "run_ids": ids})
+    written = tool.main([str(results.path), "--out", str(tmp_path / "f")])
+    assert sorted({p.stem.split("_")[0] for p in written}) == ["pointer", "size"]
+    printed = capsys.readouterr().out
+    assert "size_window: 2/2 runs drawn" in printed and "pointer: 1/1 runs drawn" in printed
+    assert "holdout" not in printed
