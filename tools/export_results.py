@@ -15,9 +15,9 @@ records; models and checkpoints are left behind. Studies:
 - ``figure7``: block_holdout medium per CNN: ``logits.{json,csv,png}``, ``config.json`` and
   each run's ``record.json``, ``history.csv``, ``learning_curve.png``.
 
-A study not run yet is skipped with a note; running it again replaces what it wrote. Paths
-under RESULTS in the copied JSON files are written as ``RESULTS/...``, so that the records do
-not carry the folder of the machine that ran them.
+A study not run yet (or with no finished run) is skipped with a note; running it again
+replaces what it wrote. Paths under RESULTS in the copied JSON files are written as
+``RESULTS/...``, so that the records do not carry the folder of the machine that ran them.
 """
 
 import argparse
@@ -54,6 +54,9 @@ def _token_study(token, name, dest, log):
         return None
     wanted = set(definition["run_ids"])
     lines = [r for r in source.read()[0] if r["id"] in wanted]
+    if not lines:
+        log(f"{name}: started in {token}, no run finished yet, skipped")
+        return None
     shutil.rmtree(dest, ignore_errors=True)
     target = ResultsDir(dest, create=True)
     for line in lines:
@@ -61,7 +64,7 @@ def _token_study(token, name, dest, log):
     target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
     for config in token.glob(f"config_{name}.json"):
         _copy(config, dest / config.name, token.parent)
-    if lines and name != "fast_slow":
+    if name != "fast_slow":
         make_figures(dest, only=[name], log=log)
     log(f"{name}: {len(lines)} of {len(wanted)} runs recorded -> {dest}")
     return {r["id"] for r in lines}

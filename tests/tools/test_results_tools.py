@@ -56,3 +56,9 @@ def test_tiny_sweep(tmp_path):
     written = make_figures(study, log=lambda *a: None)
     assert {p.name for p in written} >= {"holdout_medium_test_accuracy.png", "holdout_medium.csv"}
     assert not (docs / "thresholds").exists()  # not run: skipped
+    # Started, but no run finished: skipped too, no empty study folder.
+    from pvr_keras.sweeps import ResultsDir
+
+    ResultsDir(out).write_sweep("size_window_medium", {"run_ids": ["not-finished"]})
+    exporter.main([str(tmp_path / "results"), str(docs)])
+    assert not (docs / "thresholds").exists() and (docs / "holdout" / "results.jsonl").is_file()
