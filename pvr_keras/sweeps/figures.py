@@ -112,8 +112,15 @@ def check_spec(spec):
     return spec
 
 
+def _order(value):
+    """A sort key for any mix of None, numbers, strings and tuples of them (None last)."""
+    if isinstance(value, tuple | list):
+        return (False, "tuple", tuple(_order(v) for v in value))
+    return (value is None, str(type(value)), value if value is not None else 0)
+
+
 def _sort(values):
-    return sorted(values, key=lambda v: (v is None, str(type(v)), v if v is not None else 0))
+    return sorted(values, key=_order)
 
 
 def summarise(records, spec, metric):

@@ -52,6 +52,20 @@ def test_settings_that_vary_are_never_averaged_together():
     assert panels == ["model", "epochs"] and sorted(r["mean"] for r in rows) == [0.2, 0.8]
 
 
+def test_holdout_figure_with_appendix_e_runs_draws(tmp_path):
+    # Holdout runs of the main text (holdout_values None) beside Appendix E's ((1, 2, 3)) at
+    # the same window: a varying field whose values are None and a tuple, in panel keys.
+    records = [
+        record(1.0, window=3, holdout=6, seed=0),
+        record(0.9, window=3, holdout=6, holdout_values=(1, 2, 3), seed=0),
+        record(0.5, window=2, holdout=1, seed=0),
+    ]
+    rows = plot(records, FIGURES["holdout"], tmp_path / "h.png")
+    assert_plot(tmp_path / "h.png")
+    by_values = {r["holdout_values"]: r["mean"] for r in rows if r["window"] == 3}
+    assert by_values == {None: 1.0, "[1, 2, 3]": 0.9}  # two panels, not averaged
+
+
 def test_every_paper_figure_draws(tmp_path):
     rng = np.random.default_rng(0)
     records = []
