@@ -39,10 +39,17 @@ def _table(header, rows):
 
 
 def _records(study):
+    """The whole records of a study's ``results.jsonl`` (the sweeps' own reader: a cut or
+    repeated line is reported on standard error and left out)."""
+    from pvr_keras.sweeps.results import parse_lines
+
     path = study / "results.jsonl"
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    records, problems = parse_lines(path.read_bytes())
+    for problem in problems:
+        print(f"results_tables: {path}: {problem}", file=sys.stderr)
+    return records
 
 
 def _fit(record):

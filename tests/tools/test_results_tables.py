@@ -1,6 +1,7 @@
 """tools/results_tables.py: the tables of docs/results/README.md come from the committed records."""
 
 import importlib.util
+import itertools
 import json
 import pathlib
 
@@ -24,11 +25,14 @@ def test_docs_results_tables_match_the_committed_records(tool, capsys):
     assert status == 0, capsys.readouterr().err
 
 
+_IDS = itertools.count()
+
+
 def _line(**fields):
     base = dict(model="mlp", window=2, holdout=0, seed=0, num_examples=300_000, epochs_completed=30,
                 train_accuracy=1.0, test_accuracy=0.5, iid_test_accuracy=None, failed=False,
                 wall_time_s=120.0, curve_train_eval_accuracy=[0.3, 0.9995, 1.0])  # fmt: skip
-    return {**base, **fields}
+    return {"id": f"run-{next(_IDS)}", **base, **fields}
 
 
 def _write_lines(study, lines):
