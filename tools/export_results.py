@@ -44,9 +44,10 @@ def _copy(source, target, results):
     target.write_text(text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS"))
 
 
-def _token_study(token, name, dest, log):
+def _token_study(results, name, dest, log):
     from pvr_keras.sweeps import ResultsDir, make_figures
 
+    token = results / "token"
     source = ResultsDir(token)
     definition = source.read_sweeps().get(name)
     if definition is None:
@@ -63,7 +64,7 @@ def _token_study(token, name, dest, log):
         target.append(line)
     target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
     for config in token.glob(f"config_{name}.json"):
-        _copy(config, dest / config.name, token.parent)
+        _copy(config, dest / config.name, results)
     if name != "fast_slow":
         make_figures(dest, only=[name], log=log)
     log(f"{name}: {len(lines)} of {len(wanted)} runs recorded -> {dest}")
@@ -75,7 +76,7 @@ def export(results, dest, log=print):
     token = results / "token"
     if token.is_dir():
         for name, study in TOKEN_STUDIES.items():
-            ids = _token_study(token, name, dest / study, log)
+            ids = _token_study(results, name, dest / study, log)
             if ids is None:
                 continue
             if study == "holdout" and (token / "holdout_analysis.json").is_file():
