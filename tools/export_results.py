@@ -58,16 +58,22 @@ def _token_study(results, name, dest, log):
     if not lines:
         log(f"{name}: started in {token}, no run finished yet, skipped")
         return None
-    shutil.rmtree(dest, ignore_errors=True)
-    target = ResultsDir(dest, create=True)
+    # Written beside the study and swapped in whole: a failure part-way (a figure that does
+    # not draw) leaves the study as it was, not half deleted.
+    building = dest.with_name(f".{dest.name}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    target = ResultsDir(building, create=True)
     for line in lines:
         target.append(line)
     target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
     for config in token.glob(f"config_{name}.json"):
-        _copy(config, dest / config.name, results)
+        _copy(config, building / config.name, results)
     if name != "fast_slow":
-        make_figures(dest, only=[name], log=log)
-    log(f"{name}: {len(lines)} of {len(wanted)} runs recorded -> {dest}")
+        make_figures(building, only=[name], log=lambda *a: None)
+    shutil.rmtree(dest, ignore_errors=True)
+    building.rename(dest)
+    drawn = " and drawn" if name != "fast_slow" else ""
+    log(f"{name}: {len(lines)} of {len(wanted)} runs recorded{drawn} -> {dest}")
     return {r["id"] for r in lines}
 
 

@@ -17,7 +17,7 @@ def _load(path, name):
 
 
 @pytest.mark.slow  # one tiny run
-def test_tiny_sweep(tmp_path):
+def test_tiny_sweep(tmp_path, monkeypatch):
     sweep = _load(REPO / "recipes" / "token_sweep.py", "sweep_for_analysis")
     tool = _load(REPO / "tools" / "holdout_analysis.py", "holdout_analysis_tool")
     out = tmp_path / "results" / "token"  # the layout of tools/medium_studies.sh
@@ -56,6 +56,20 @@ def test_tiny_sweep(tmp_path):
     written = make_figures(study, log=lambda *a: None)
     assert {p.name for p in written} >= {"holdout_medium_test_accuracy.png", "holdout_medium.csv"}
     assert not (docs / "thresholds").exists()  # not run: skipped
+    # A failure part-way through a study (a figure that does not draw) leaves it as it was.
+    before = sorted(p.relative_to(study) for p in study.rglob("*"))
+    import pvr_keras.sweeps
+
+    def broken(*args, **kwargs):
+        raise TypeError("cannot draw")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pvr_keras.sweeps, "make_figures", broken)
+        with pytest.raises(TypeError, match="cannot draw"):
+            exporter.main([str(tmp_path / "results"), str(docs)])
+    assert sorted(p.relative_to(study) for p in study.rglob("*")) == before
+    exporter.main([str(tmp_path / "results"), str(docs)])  # and a later run goes on
+    assert not list(docs.glob(".*.building"))
     # Started, but no run finished: skipped too, no empty study folder.
     from pvr_keras.sweeps import ResultsDir
 
