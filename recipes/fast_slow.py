@@ -3,6 +3,8 @@
     python recipes/fast_slow.py                          # quick, on a CPU
     python recipes/fast_slow.py --preset paper           # MLP, 300k examples, 2 neighbours
     python recipes/fast_slow.py --preset paper_mixer     # MLP-Mixer, 5M examples, 5 neighbours
+    python recipes/fast_slow.py --preset medium          # Appendix E's setting, 80 epochs
+    python recipes/fast_slow.py --preset medium_main     # Figure 12's MLP setting, 80 epochs
 
 Trains several seeds of one high-complexity setting (a sweep over seeds: resumable, each run's
 model saved as ``runs/<id>/model.keras``), labels each run fast, slow or between by the rule of
@@ -12,16 +14,23 @@ the slow learner that fits its training set latest, and computes linear CKA betw
 CKA(fast1, slow). The paper finds the first higher. When the seeds give no slow learner (or
 fewer than two fast ones), it says so and computes only what exists.
 
-Writes into ``--out``: fast_slow.json (rule, every seed's fit epoch, speed and final
-accuracies, the picks, CKA plain and debiased), fast_slow.csv (one row per seed),
-learning_curves.png (Figure 12: training and test accuracy per epoch, fast in blue, slow in
-red, between in grey) and cka.png (Figure 13), plus the sweep's results.jsonl and run folders.
+Writes into ``--out``, named by ``--name`` (default ``fast_slow``): NAME.json (rule, every
+seed's fit epoch, speed and final accuracies, the picks, CKA plain and debiased), NAME.csv (one
+row per seed), NAME_learning_curves.png (Figure 12: training and test accuracy per epoch, fast
+in blue, slow in red, between in grey), NAME_cka.png (Figure 13) and config_NAME.json, plus
+the sweep ``NAME`` (``sweeps/NAME.json``), results.jsonl and run folders. Settings of other
+names can share one ``--out`` (a sweep results directory: runs they have in common, and runs
+of token_sweep there, are trained once).
 
 Presets. ``paper``: MLP, window 3 (2 neighbours), 300,000 examples, the paper's recipe (200
 epochs), 6 seeds; ``paper_mixer``: MLP-Mixer, window 6 (5 neighbours), 5,000,000 examples,
 4 seeds: GPU-days. ``quick``: a narrower MLP (widths 128-256-128-64, 8.7x fewer multiply-adds
 than the paper's) on window 2 (1 neighbour) with 30,000 examples, 8 seeds, 50 epochs at batch
-128: near the data size where it starts to generalise, so seeds differ in speed.
+128: near the data size where it starts to generalise, so seeds differ in speed. ``medium``
+(Appendix E's setting: window 3, 300,000 examples, every order of (1, 2, 3) held out, 6 seeds)
+and ``medium_main`` (Figure 12's: the same without holdout, 4 seeds, named
+``fast_slow_main``): the paper's MLP on 80 epochs, about 25 min a seed on a 2-core CPU; see
+docs/results/ for what they measured.
 
 Measured (quick, JAX, 12.6 minutes on a shared, loaded 2-core CPU): every seed fits its
 training set, at epochs 21-38; five are fast (21-26, test accuracy >= 99.9%), one between (30),
@@ -37,6 +46,7 @@ import dataclasses
 import functools
 import json
 import pathlib
+import re
 
 from pvr_keras import config as configs
 from pvr_keras.tasks import AGGREGATIONS
@@ -85,6 +95,10 @@ class Config:
         default=10_000, metadata={"help": "training examples of the slow learner for CKA"}
     )
     out: str = dataclasses.field(default="runs/fast_slow", metadata={"help": "output folder"})
+    name: str = dataclasses.field(
+        default="fast_slow",
+        metadata={"help": "the sweep's name in --out and the stem of the files it writes"},
+    )
     backend: str | None = configs.backend_field()
 
     def validate(self):
@@ -96,6 +110,11 @@ class Config:
             )
         configs.check_ints(self, ("min_gap",), 0)
         configs.check_ints(self, ("cka_examples",), 4)
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", self.name):
+            raise configs.ConfigError(
+                f"--name must be letters, digits, '_', '.' or '-' (a file name stem); "
+                f"received {self.name!r}"
+            )
         configs.check_task(lambda: runs_of(self))  # every run's task, model and recipe
 
 
@@ -126,6 +145,15 @@ PRESETS = {
         epochs=80,
         warmup_epochs=3,
         out="runs/fast_slow_medium",
+    ),
+    # Figure 12's MLP setting (no holdout) on the same schedule; its seeds 0 and 1 are the
+    # holdout study's window-3 holdout-0 runs when both share one --out.
+    "medium_main": Config(
+        seeds=(0, 1, 2, 3),
+        epochs=80,
+        warmup_epochs=3,
+        out="runs/fast_slow_medium",
+        name="fast_slow_main",
     ),
     "paper": Config(),
     "paper_mixer": Config(
@@ -314,7 +342,7 @@ def _plots(cfg, runs, lines, summary, out):
         fontsize=9,
     )
     fig.tight_layout()
-    fig.savefig(out / "learning_curves.png", dpi=110)
+    fig.savefig(out / f"{cfg.name}_learning_curves.png", dpi=110)
     plt.close(fig)
 
     cka = summary["cka"]
@@ -336,10 +364,10 @@ def _plots(cfg, runs, lines, summary, out):
         ax.set_title(f"linear CKA of pre_logits on the\n{cka['on']}", fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
     else:
-        ax.text(0.5, 0.5, "no pair to compare\n(see fast_slow.json)", ha="center")
+        ax.text(0.5, 0.5, f"no pair to compare\n(see {cfg.name}.json)", ha="center")
     ax.set(ylim=(0, 1.05), ylabel="CKA")
     fig.tight_layout()
-    fig.savefig(out / "cka.png", dpi=110)
+    fig.savefig(out / f"{cfg.name}_cka.png", dpi=110)
     plt.close(fig)
 
 
@@ -351,11 +379,11 @@ def main(argv=None):
     runs = runs_of(cfg)
     out = pathlib.Path(cfg.out)
     sweeps.ResultsDir(out, create=True)  # an incompatible folder fails here, untouched
-    configs.write(cfg, out)
+    configs.write(cfg, out, f"config_{cfg.name}.json")
     sweeps.run_sweep(
         runs,
         out,
-        name="fast_slow",
+        name=cfg.name,
         trainer=functools.partial(sweeps.train_token_run, save_model=True),
     )
     records, _ = sweeps.ResultsDir(out).read()
@@ -365,19 +393,19 @@ def main(argv=None):
         raise RuntimeError(f"runs not recorded (trained by another worker?): {missing}")
     summary = analyse(cfg, runs, lines)
     summary["config"] = configs.to_dict(cfg)
-    (out / "fast_slow.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (out / f"{cfg.name}.json").write_text(json.dumps(summary, indent=1) + "\n")
     columns = ["seed", "fit_epoch", "speed", "final_train_accuracy", "final_test_accuracy"]
-    (out / "fast_slow.csv").write_text(
+    (out / f"{cfg.name}.csv").write_text(
         ",".join(columns)
         + "\n"
         + "".join(",".join(str(s[c]) for c in columns) + "\n" for s in summary["seeds"])
     )
     _plots(cfg, runs, lines, summary, out)
-    _report(summary, out)
+    _report(summary, out, cfg.name)
     return summary
 
 
-def _report(summary, out):
+def _report(summary, out, name):
     print(f"\nrule: {summary['rule']}")
     for s in summary["seeds"]:
         print(
@@ -392,7 +420,10 @@ def _report(summary, out):
         print(f"  mean CKA over {kind.replace('_', '-')} pairs: {value:.4f}")
     for note in summary["notes"]:
         print(f"  note: {note}")
-    print(f"wrote {out}/fast_slow.json, fast_slow.csv, learning_curves.png, cka.png")
+    print(
+        f"wrote {out}/{name}.json, {name}.csv, {name}_learning_curves.png, {name}_cka.png, "
+        f"config_{name}.json"
+    )
 
 
 if __name__ == "__main__":

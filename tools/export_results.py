@@ -10,8 +10,9 @@ records; models and checkpoints are left behind. Studies:
 - ``holdout``: token_sweep ``holdout_medium`` (Figure 14, Appendix E), with
   ``holdout_analysis.{json,csv,png}`` (tools/holdout_analysis.py) for its runs;
 - ``thresholds``: token_sweep ``size_window_medium`` (Figures 9-10);
-- ``fast_slow``: fast_slow medium (Figures 12-13, Appendix E): ``fast_slow.{json,csv}``,
-  ``learning_curves.png``, ``cka.png``;
+- ``fast_slow``: fast_slow medium (Figures 12-13 in Appendix E's setting) and
+  ``fast_slow_main``: fast_slow medium_main (Figure 12's own setting): ``NAME.{json,csv}``,
+  ``NAME_learning_curves.png``, ``NAME_cka.png``;
 - ``figure7``: block_holdout medium per CNN: ``logits.{json,csv,png}``, ``config.json`` and
   each run's ``record.json``, ``history.csv``, ``learning_curve.png``.
 
@@ -27,8 +28,9 @@ import shutil
 import sys
 
 TOKEN_STUDIES = {"holdout_medium": "holdout", "size_window_medium": "thresholds",
-                 "fast_slow": "fast_slow"}  # fmt: skip
-FAST_SLOW_FILES = ("fast_slow.json", "fast_slow.csv", "learning_curves.png", "cka.png")
+                 "fast_slow": "fast_slow", "fast_slow_main": "fast_slow_main"}  # fmt: skip
+FAST_SLOW = ("fast_slow", "fast_slow_main")  # written by recipes/fast_slow.py (its --name)
+FAST_SLOW_FILES = ("{}.json", "{}.csv", "{}_learning_curves.png", "{}_cka.png")
 RUN_FILES = ("record.json", "history.csv", "learning_curve.png")
 
 
@@ -68,11 +70,11 @@ def _token_study(results, name, dest, log):
     target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
     for config in token.glob(f"config_{name}.json"):
         _copy(config, building / config.name, results)
-    if name != "fast_slow":
+    if name not in FAST_SLOW:
         make_figures(building, only=[name], log=lambda *a: None)
     shutil.rmtree(dest, ignore_errors=True)
     building.rename(dest)
-    drawn = " and drawn" if name != "fast_slow" else ""
+    drawn = " and drawn" if name not in FAST_SLOW else ""
     log(f"{name}: {len(lines)} of {len(wanted)} runs recorded{drawn} -> {dest}")
     return {r["id"] for r in lines}
 
@@ -91,12 +93,10 @@ def export(results, dest, log=print):
                 (dest / study / "holdout_analysis.json").write_text(json.dumps(rows, indent=1))
                 for suffix in ("csv", "png"):
                     _copy(token / f"holdout_analysis.{suffix}", dest / study, results)
-            if study == "fast_slow":
-                for file in FAST_SLOW_FILES:
+            if name in FAST_SLOW:
+                for file in (pattern.format(name) for pattern in FAST_SLOW_FILES):
                     if (token / file).is_file():
                         _copy(token / file, dest / study / file, results)
-                if (token / "config.json").is_file():
-                    _copy(token / "config.json", dest / study / "config_fast_slow.json", results)
     else:
         log(f"{token}: no token studies yet")
     for run in sorted((results / "figure7").glob("*")) if (results / "figure7").is_dir() else []:

@@ -12,8 +12,8 @@ Each study folder written by ``tools/export_results.py`` gives one Markdown tabl
   failed-run rule;
 - ``figure7``: per CNN, from ``logits.json`` and the run records: IID and holdout accuracies,
   the holdout model's mean logits for the held-out classes against the others;
-- ``fast_slow``: per seed, from ``fast_slow.json``: fit epoch, speed, final accuracies; then
-  the CKA pairs.
+- ``fast_slow`` and ``fast_slow_main``: per seed, from ``<study>.json``: fit epoch, speed,
+  final accuracies; then the CKA pairs.
 
 In README.md a table sits between ``<!-- table: STUDY -->`` and ``<!-- end table -->``;
 ``--write`` replaces what is between, ``--check`` says which tables differ. A study without
@@ -123,7 +123,7 @@ def figure7(study):
 
 
 def fast_slow(study):
-    path = study / "fast_slow.json"
+    path = study / f"{study.name}.json"  # recipes/fast_slow.py --name = the study's folder
     if not path.is_file():
         return None
     summary = json.loads(path.read_text())
@@ -144,7 +144,7 @@ def fast_slow(study):
 
 
 STUDIES = {"holdout": holdout, "thresholds": thresholds, "figure7": figure7,
-           "fast_slow": fast_slow}  # fmt: skip
+           "fast_slow": fast_slow, "fast_slow_main": fast_slow}  # fmt: skip
 
 
 def tables(results):

@@ -41,8 +41,9 @@ def trained(recipe, tmp_path_factory):
 @pytest.mark.slow  # trains three tiny models (~10 s each on a loaded CPU)
 def test_end_to_end(trained):
     out, summary = trained
-    for name in ("fast_slow.json", "fast_slow.csv", "learning_curves.png", "cka.png",
-                 "config.json", "results.jsonl"):  # fmt: skip
+    for name in ("fast_slow.json", "fast_slow.csv", "fast_slow_learning_curves.png",
+                 "fast_slow_cka.png", "config_fast_slow.json", "results.jsonl",
+                 "sweeps/fast_slow.json"):  # fmt: skip
         assert (out / name).is_file(), name
     assert len(list(out.glob("runs/*/model.keras"))) == 3
     saved = json.loads((out / "fast_slow.json").read_text())
@@ -61,7 +62,7 @@ def test_end_to_end(trained):
     rows = (out / "fast_slow.csv").read_text().splitlines()
     assert rows[0] == "seed,fit_epoch,speed,final_train_accuracy,final_test_accuracy"
     assert len(rows) == 4
-    for name in ("learning_curves.png", "cka.png"):
+    for name in ("fast_slow_learning_curves.png", "fast_slow_cka.png"):
         assert_plot(out / name)
 
     # Every CKA value again, from the saved models, by the formula (not pvr_keras.analysis):
@@ -116,6 +117,27 @@ def _lines(out):
 
 
 @pytest.mark.slow
+def test_a_second_setting_shares_the_folder(recipe, trained):
+    """--name: another setting in the same --out trains only its new seeds, writes its own files
+    and leaves the first setting's untouched."""
+    out, _ = trained
+    before = {p.name: p.read_bytes() for p in out.glob("fast_slow*")}
+    flags = ["--seeds", "1", "2", "3", "--threshold", "0.01", "--name", "other"]
+    summary = recipe.main([*TINY, *flags, "--out", str(out)])
+    assert [s["seed"] for s in summary["seeds"]] == [1, 2, 3]
+    assert len(list(out.glob("runs/*/model.keras"))) == 4  # seeds 1 and 2 not retrained
+    assert len(_lines(out)) == 4
+    for name in ("other.json", "other.csv", "other_learning_curves.png", "other_cka.png",
+                 "config_other.json", "sweeps/other.json"):  # fmt: skip
+        assert (out / name).is_file(), name
+    assert json.loads((out / "other.json").read_text())["config"]["seeds"] == [1, 2, 3]
+    assert {p.name: p.read_bytes() for p in out.glob("fast_slow*")} == before
+    assert json.loads((out / "sweeps/fast_slow.json").read_text())["run_ids"] == [
+        r.run_id for r in recipe.runs_of(recipe.configs.parse(recipe.Config, recipe.PRESETS, TINY))
+    ]
+
+
+@pytest.mark.slow
 def test_nothing_fits(recipe, trained):
     out, _ = trained
     cfg = recipe.configs.parse(recipe.Config, recipe.PRESETS, [*TINY, "--out", str(out)])
@@ -143,6 +165,12 @@ def test_presets(recipe):
     spec.loader.exec_module(sweep)
     holdout, _ = sweep.build(sweep.Config(sweep="holdout", scale="medium"))
     assert {r.run_id for r in runs[:2]} <= {r.run_id for r in holdout}
+    # medium_main: Figure 12's setting; seeds 0 and 1 are the holdout study's holdout-0 runs.
+    main = recipe.runs_of(recipe.PRESETS["medium_main"])
+    assert {(r.window, r.holdout, r.num_examples) for r in main} == {(3, 0, 300_000)}
+    assert recipe.PRESETS["medium_main"].name != medium.name
+    shared = {r.run_id for r in holdout if r.holdout == 0 and r.window == 3}
+    assert {r.run_id for r in main[:2]} == shared
 
 
 @pytest.mark.parametrize(
@@ -153,6 +181,8 @@ def test_presets(recipe):
         (["--cka-examples", "3"], "--cka-examples must be an integer >= 4"),
         (["--model", "mixer", "--widths", "8"], "widths is for the mlp model"),
         (["--window", "0"], "window"),
+        (["--name", "a/b"], "--name must be letters"),
+        (["--name", ""], "--name must be letters"),
     ],
 )
 def test_bad_config(recipe, tmp_path, flags, match):

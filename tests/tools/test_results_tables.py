@@ -82,16 +82,18 @@ def test_figure7_row_from_logits_and_records(tool, tmp_path):
                    "2.00 / -1.00 | 1.5 + 1.0 |")  # fmt: skip
 
 
-def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path):
-    (tmp_path / "fast_slow").mkdir()
+@pytest.mark.parametrize("study", ["fast_slow", "fast_slow_main"])
+def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path, study):
+    (tmp_path / study).mkdir()
     runs = [(0, 20, "fast", 1.0), (1, 22, "fast", 0.99), (2, None, "slow", 0.1)]
     seeds = [dict(seed=s, fit_epoch=e, speed=k, final_train_accuracy=1.0, final_test_accuracy=t)
              for s, e, k, t in runs]  # fmt: skip
     cka = {"layer": "pre_logits", "on": "training set of seed 2", "fast1_fast2": 0.9,
            "fast1_slow": 0.3, "mean_by_kind": {"fast_fast": 0.9, "fast_slow": 0.25}}  # fmt: skip
     summary = dict(seeds=seeds, fast1=0, fast2=1, slow=2, cka=cka)
-    (tmp_path / "fast_slow" / "fast_slow.json").write_text(json.dumps(summary))
-    text = tool.tables(tmp_path)["fast_slow"]
+    (tmp_path / study / f"{study}.json").write_text(json.dumps(summary))
+    (tmp_path / study / "other.json").write_text(json.dumps({**summary, "seeds": []}))
+    text = tool.tables(tmp_path)[study]
     assert "| 2 | never | slow | 1.000 | 0.100 |" in text
     assert "| fast-fast | 0 vs 1 | 0.900 |" in text and "| fast-slow | 0 vs 2 | 0.300 |" in text
     assert "| mean fast-slow | all pairs | 0.250 |" in text
