@@ -13,7 +13,7 @@ Each study folder written by ``tools/export_results.py`` gives one Markdown tabl
 - ``figure7``: per CNN, from ``logits.json`` and the run records: IID and holdout accuracies,
   the holdout model's mean logits for the held-out classes against the others;
 - ``fast_slow`` and ``fast_slow_main``: per seed, from ``<study>.json``: fit epoch, speed,
-  final accuracies; then the CKA pairs.
+  final accuracies; then the CKA pairs, and CKA between every two seeds.
 
 In README.md a table sits between ``<!-- table: STUDY -->`` and ``<!-- end table -->``;
 ``--write`` replaces what is between, ``--check`` says which tables differ. A study without
@@ -140,6 +140,15 @@ def fast_slow(study):
     if rows:
         text += "\n" + _table([f"linear CKA ({cka.get('layer')}, {cka.get('on')})", "seeds",
                                "CKA"], rows)  # fmt: skip
+    matrix = cka.get("all_pairs") or {}
+    if matrix:  # every pair, so that no pick decides the comparison
+        pair = {tuple(sorted(map(int, k.split("-")))): v for k, v in matrix.items()}
+        seeds = sorted({s for p in pair for s in p})
+        speed = {s["seed"]: s["speed"] for s in summary["seeds"]}
+        rows = [[f"{a} ({speed.get(a, '?')})"]
+                + [_f(pair[tuple(sorted((a, b)))]) if a != b else "1" for b in seeds]
+                for a in seeds]  # fmt: skip
+        text += "\n" + _table(["CKA, every pair"] + [str(s) for s in seeds], rows)
     return text
 
 

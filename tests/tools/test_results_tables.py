@@ -89,7 +89,8 @@ def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path, study):
     seeds = [dict(seed=s, fit_epoch=e, speed=k, final_train_accuracy=1.0, final_test_accuracy=t)
              for s, e, k, t in runs]  # fmt: skip
     cka = {"layer": "pre_logits", "on": "training set of seed 2", "fast1_fast2": 0.9,
-           "fast1_slow": 0.3, "mean_by_kind": {"fast_fast": 0.9, "fast_slow": 0.25}}  # fmt: skip
+           "fast1_slow": 0.3, "mean_by_kind": {"fast_fast": 0.9, "fast_slow": 0.25},
+           "all_pairs": {"0-1": 0.9, "0-2": 0.3, "1-2": 0.2}}  # fmt: skip
     summary = dict(seeds=seeds, fast1=0, fast2=1, slow=2, cka=cka)
     (tmp_path / study / f"{study}.json").write_text(json.dumps(summary))
     (tmp_path / study / "other.json").write_text(json.dumps({**summary, "seeds": []}))
@@ -97,6 +98,9 @@ def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path, study):
     assert "| 2 | never | slow | 1.000 | 0.100 |" in text
     assert "| fast-fast | 0 vs 1 | 0.900 |" in text and "| fast-slow | 0 vs 2 | 0.300 |" in text
     assert "| mean fast-slow | all pairs | 0.250 |" in text
+    matrix = text.split("| CKA, every pair | 0 | 1 | 2 |\n")[1].splitlines()[1:]
+    assert matrix == ["| 0 (fast) | 1 | 0.900 | 0.300 |", "| 1 (fast) | 0.900 | 1 | 0.200 |",
+                      "| 2 (slow) | 0.300 | 0.200 | 1 |"]  # fmt: skip
 
 
 def test_update_replaces_only_marked_tables_and_reports_stale_ones(tool):
