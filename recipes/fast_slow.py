@@ -11,8 +11,11 @@ model saved as ``runs/<id>/model.keras``), labels each run fast, slow or between
 ``pvr_keras.analysis.dynamics`` (printed and stored), picks the two fastest fast learners and
 the slow learner that fits its training set latest, and computes linear CKA between their
 ``pre_logits`` activations on the slow learner's training set: CKA(fast1, fast2) and
-CKA(fast1, slow). The paper finds the first higher. When the seeds give no slow learner (or
-fewer than two fast ones), it says so and computes only what exists.
+CKA(fast1, slow). The paper finds the first higher. For mod_sum it also stores which label
+frequencies each seed's features use (``analysis.label_frequencies``): seeds that place the
+labels on circles of different frequencies have CKA near 0 however well both generalise. When
+the seeds give no slow learner (or fewer than two fast ones), it says so and computes only what
+exists.
 
 Writes into ``--out``, named by ``--name`` (default ``fast_slow``): NAME.json (rule, every
 seed's fit epoch, speed and final accuracies, the picks, CKA plain and debiased), NAME.csv (one
@@ -261,7 +264,7 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
 
     run_of = {str(run.seed): run for run in runs}
     task = run_of[str(reference_seed)].task()
-    x, _ = data.token_arrays(
+    x, y = data.token_arrays(
         task,
         min(cfg.cka_examples, cfg.num_examples),
         split="train",
@@ -301,6 +304,11 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
         by_kind.setdefault(kind, []).append(value)
     result["all_pairs"] = matrix
     result["mean_by_kind"] = {k: sum(v) / len(v) for k, v in sorted(by_kind.items())}
+    if cfg.aggregation == "mod_sum":  # the label circles each seed's features use
+        result["label_frequencies"] = {
+            seed: analysis.label_frequencies(f, y, task.num_classes)
+            for seed, f in sorted(features.items(), key=lambda item: int(item[0]))
+        }
     return result
 
 
@@ -405,6 +413,13 @@ def main(argv=None):
     return summary
 
 
+def _frequencies(freq, at_least=0.1):
+    """'k=1 0.66, k=5 0.34 (class means: 67% of the variance)': the frequencies that count."""
+    shares = sorted(enumerate(freq["frequency_share"]), key=lambda kv: -kv[1])
+    main = ", ".join(f"k={k} {s:.2f}" for k, s in shares if s >= at_least) or "none"
+    return f"{main} (class means: {freq['class_share']:.0%} of the variance)"
+
+
 def _report(summary, out, name):
     print(f"\nrule: {summary['rule']}")
     for s in summary["seeds"]:
@@ -418,6 +433,8 @@ def _report(summary, out, name):
             print(f"  CKA {key}: {cka[key]:.4f} (debiased {cka[key + '_debiased']:.4f})")
     for kind, value in cka.get("mean_by_kind", {}).items():
         print(f"  mean CKA over {kind.replace('_', '-')} pairs: {value:.4f}")
+    for seed, freq in cka.get("label_frequencies", {}).items():
+        print(f"  seed {seed}: label frequencies {_frequencies(freq)}")
     for note in summary["notes"]:
         print(f"  note: {note}")
     print(

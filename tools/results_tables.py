@@ -13,7 +13,8 @@ Each study folder written by ``tools/export_results.py`` gives one Markdown tabl
 - ``figure7``: per CNN, from ``logits.json`` and the run records: IID and holdout accuracies,
   the holdout model's mean logits for the held-out classes against the others;
 - ``fast_slow`` and ``fast_slow_main``: per seed, from ``<study>.json``: fit epoch, speed,
-  final accuracies; then the CKA pairs, and CKA between every two seeds.
+  final accuracies and the label frequencies its features use; then the CKA pairs, and CKA
+  between every two seeds.
 
 In README.md a table sits between ``<!-- table: STUDY -->`` and ``<!-- end table -->``;
 ``--write`` replaces what is between, ``--check`` says which tables differ. A study without
@@ -127,10 +128,18 @@ def fast_slow(study):
     if not path.is_file():
         return None
     summary = json.loads(path.read_text())
+    cka = summary.get("cka") or {}
+    freq = cka.get("label_frequencies") or {}
     rows = [[s["seed"], s["fit_epoch"] or "never", s["speed"], _f(s["final_train_accuracy"]),
              _f(s["final_test_accuracy"])] for s in summary["seeds"]]  # fmt: skip
-    text = _table(["seed", "fit epoch", "speed", "train", "test"], rows)
-    cka = summary.get("cka") or {}
+    header = ["seed", "fit epoch", "speed", "train", "test"]
+    if freq:  # the label circles of each seed's pre_logits (recipes/fast_slow.py)
+        header.append("label frequencies k (share; >= 0.1)")
+        for row in rows:
+            shares = freq[str(row[0])]["frequency_share"]
+            top = sorted(((s, k) for k, s in enumerate(shares) if s >= 0.1), reverse=True)
+            row.append(", ".join(f"{k} ({s:.2f})" for s, k in top) or "none")
+    text = _table(header, rows)
     pairs = [["fast-fast", summary["fast1"], summary["fast2"], cka.get("fast1_fast2")],
              ["fast-slow", summary["fast1"], summary["slow"], cka.get("fast1_slow")]]  # fmt: skip
     rows = [[kind, f"{a} vs {b}", _f(v)] for kind, a, b, v in pairs if None not in (a, b, v)]

@@ -1,6 +1,7 @@
 """Analyses of the paper: noise sensitivity (Section 4.1, Appendix C), CKA between learned
 representations (Section 6.1, Appendix E), activations by layer name, logit analysis
-(Figure 8), and fast/slow learners (Section 6.1)."""
+(Figure 8), fast/slow learners (Section 6.1), and the label frequencies a mod_sum representation
+uses (what its CKA with another seed depends on)."""
 
 from pvr_keras.analysis.activations import activations
 from pvr_keras.analysis.cka import (
@@ -20,6 +21,7 @@ from pvr_keras.analysis.dynamics import (
     fit_epoch,
     pick_fast_slow,
 )
+from pvr_keras.analysis.frequencies import label_frequencies
 from pvr_keras.analysis.holdout import held_out_summary, windows_of
 from pvr_keras.analysis.logits import mean_logits_by_class
 from pvr_keras.analysis.noise import bits_per_token, noise_sensitivity, noise_sensitivity_runs
@@ -38,6 +40,7 @@ __all__ = [
     "gram_rbf",
     "held_out_summary",
     "hsic_unbiased",
+    "label_frequencies",
     "linear_cka",
     "mean_logits_by_class",
     "noise_sensitivity",

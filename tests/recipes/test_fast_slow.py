@@ -10,7 +10,7 @@ import keras
 import numpy as np
 import pytest
 
-from pvr_keras import data
+from pvr_keras import analysis, data
 from pvr_keras.tasks import TokenTask
 from tests.plots import assert_plot
 
@@ -67,7 +67,7 @@ def test_end_to_end(trained):
 
     # Every CKA value again, from the saved models, by the formula (not pvr_keras.analysis):
     # pre_logits features on the first 300 training examples of seed 1.
-    x, _ = data.token_arrays(TokenTask(window=2), 300, split="train", seed=1)
+    x, y = data.token_arrays(TokenTask(window=2), 300, split="train", seed=1)
     features = {}
     for path in out.glob("runs/*/model.keras"):
         model = keras.saving.load_model(path)
@@ -79,6 +79,14 @@ def test_end_to_end(trained):
         a, b = map(int, pair.split("-"))
         assert value == pytest.approx(_linear_cka(features[a], features[b]), rel=1e-4), pair
     assert saved["cka"]["fast1_fast2"] == pytest.approx(_linear_cka(features[0], features[1]))
+    # and each seed's label frequencies, from the same features and labels
+    freq = saved["cka"]["label_frequencies"]
+    assert sorted(freq) == ["0", "1", "2"]
+    for seed, stored in freq.items():
+        expected = analysis.label_frequencies(features[int(seed)], y, 10)
+        assert stored["class_share"] == pytest.approx(expected["class_share"], rel=1e-4)
+        np.testing.assert_allclose(stored["frequency_share"], expected["frequency_share"],
+                                   rtol=1e-3, atol=1e-6)  # fmt: skip
 
 
 def _linear_cka(x, y):

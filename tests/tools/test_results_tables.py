@@ -90,12 +90,17 @@ def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path, study):
              for s, e, k, t in runs]  # fmt: skip
     cka = {"layer": "pre_logits", "on": "training set of seed 2", "fast1_fast2": 0.9,
            "fast1_slow": 0.3, "mean_by_kind": {"fast_fast": 0.9, "fast_slow": 0.25},
-           "all_pairs": {"0-1": 0.9, "0-2": 0.3, "1-2": 0.2}}  # fmt: skip
+           "all_pairs": {"0-1": 0.9, "0-2": 0.3, "1-2": 0.2},
+           "label_frequencies": {"0": {"frequency_share": [0, 0.7, 0, 0.3]},
+                                 "1": {"frequency_share": [0, 0.05, 0.95, 0]},
+                                 "2": {"frequency_share": [0.05] * 4}}}  # fmt: skip
     summary = dict(seeds=seeds, fast1=0, fast2=1, slow=2, cka=cka)
     (tmp_path / study / f"{study}.json").write_text(json.dumps(summary))
     (tmp_path / study / "other.json").write_text(json.dumps({**summary, "seeds": []}))
     text = tool.tables(tmp_path)[study]
-    assert "| 2 | never | slow | 1.000 | 0.100 |" in text
+    assert "| 0 | 20 | fast | 1.000 | 1.000 | 1 (0.70), 3 (0.30) |" in text
+    assert "| 1 | 22 | fast | 1.000 | 0.990 | 2 (0.95) |" in text
+    assert "| 2 | never | slow | 1.000 | 0.100 | none |" in text
     assert "| fast-fast | 0 vs 1 | 0.900 |" in text and "| fast-slow | 0 vs 2 | 0.300 |" in text
     assert "| mean fast-slow | all pairs | 0.250 |" in text
     matrix = text.split("| CKA, every pair | 0 | 1 | 2 |\n")[1].splitlines()[1:]
