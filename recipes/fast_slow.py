@@ -271,7 +271,7 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
         seed=reference_seed,
         holdout=cfg.holdout,
     )
-    features = {}
+    features, by_layer = {}, {}
     for learner in learners:
         path = pathlib.Path(cfg.out) / "runs" / run_of[learner.name].run_id / "model.keras"
         if not path.exists():
@@ -280,7 +280,10 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
                 f"--out folder of this recipe (it saves every model)"
             )
         model = keras.saving.load_model(path)
-        features[learner.name] = analysis.activations(model, "pre_logits", x)
+        layers = [layer.name for layer in model.layers if re.fullmatch(r"block\d+", layer.name)]
+        tapped = analysis.activations(model, [*layers, "pre_logits"], x)
+        features[learner.name] = tapped["pre_logits"]
+        by_layer[learner.name] = tapped
     result = {
         "layer": "pre_logits",
         "examples": int(len(x)),
@@ -304,6 +307,18 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
         by_kind.setdefault(kind, []).append(value)
     result["all_pairs"] = matrix
     result["mean_by_kind"] = {k: sum(v) / len(v) for k, v in sorted(by_kind.items())}
+    # The same pairs at every block's output too (the paper does not say which layer it used).
+    result["by_layer"] = {}
+    for layer in by_layer[fast1.name]:
+        values = {"all_pairs": {}}
+        for key, (a, b) in pairs.items():
+            if a is not None and b is not None:
+                values[key] = analysis.linear_cka(by_layer[a.name][layer], by_layer[b.name][layer])
+        for a, b in itertools.combinations(sorted(by_layer, key=int), 2):
+            values["all_pairs"][f"{a}-{b}"] = analysis.linear_cka(
+                by_layer[a][layer], by_layer[b][layer]
+            )
+        result["by_layer"][layer] = values
     if cfg.aggregation == "mod_sum":  # the label circles each seed's features use
         result["label_frequencies"] = {
             seed: analysis.label_frequencies(f, y, task.num_classes)
@@ -433,6 +448,11 @@ def _report(summary, out, name):
             print(f"  CKA {key}: {cka[key]:.4f} (debiased {cka[key + '_debiased']:.4f})")
     for kind, value in cka.get("mean_by_kind", {}).items():
         print(f"  mean CKA over {kind.replace('_', '-')} pairs: {value:.4f}")
+    for layer, values in cka.get("by_layer", {}).items():
+        shown = ", ".join(
+            f"{k} {values[k]:.3f}" for k in ("fast1_fast2", "fast1_slow") if k in values
+        )
+        print(f"  {layer}: CKA {shown}")
     for seed, freq in cka.get("label_frequencies", {}).items():
         print(f"  seed {seed}: label frequencies {_frequencies(freq)}")
     for note in summary["notes"]:

@@ -13,8 +13,8 @@ Each study folder written by ``tools/export_results.py`` gives one Markdown tabl
 - ``figure7``: per CNN, from ``logits.json`` and the run records: IID and holdout accuracies,
   the holdout model's mean logits for the held-out classes against the others;
 - ``fast_slow`` and ``fast_slow_main``: per seed, from ``<study>.json``: fit epoch, speed,
-  final accuracies and the label frequencies its features use; then the CKA pairs, and CKA
-  between every two seeds.
+  final accuracies and the label frequencies its features use; then the CKA pairs, the same
+  pairs at every block, and CKA between every two seeds.
 
 In README.md a table sits between ``<!-- table: STUDY -->`` and ``<!-- end table -->``;
 ``--write`` replaces what is between, ``--check`` says which tables differ. A study without
@@ -149,6 +149,14 @@ def fast_slow(study):
     if rows:
         text += "\n" + _table([f"linear CKA ({cka.get('layer')}, {cka.get('on')})", "seeds",
                                "CKA"], rows)  # fmt: skip
+    layers = cka.get("by_layer") or {}
+    picked = [k for k in ("fast1_fast2", "fast1_slow") if any(k in v for v in layers.values())]
+    if layers and picked:  # the picked pairs at every block (the paper names no layer)
+        names = {"fast1_fast2": f"fast-fast ({summary['fast1']} vs {summary['fast2']})",
+                 "fast1_slow": f"fast-slow ({summary['fast1']} vs {summary['slow']})"}  # fmt: skip
+        rows = [[layer] + [_f(values.get(k)) if k in values else "-" for k in picked]
+                for layer, values in layers.items()]  # fmt: skip
+        text += "\n" + _table(["layer"] + [names[k] for k in picked], rows)
     matrix = cka.get("all_pairs") or {}
     if matrix:  # every pair, so that no pick decides the comparison
         pair = {tuple(sorted(map(int, k.split("-")))): v for k, v in matrix.items()}

@@ -79,6 +79,18 @@ def test_end_to_end(trained):
         a, b = map(int, pair.split("-"))
         assert value == pytest.approx(_linear_cka(features[a], features[b]), rel=1e-4), pair
     assert saved["cka"]["fast1_fast2"] == pytest.approx(_linear_cka(features[0], features[1]))
+    # the same pairs at each block: first hidden layer by the formula, pre_logits as above
+    layers = saved["cka"]["by_layer"]
+    assert list(layers) == ["block0", "pre_logits"]  # widths 16, 8: the last is pre_logits
+    assert layers["pre_logits"]["all_pairs"] == pytest.approx(saved["cka"]["all_pairs"])
+    for path in out.glob("runs/*/model.keras"):
+        model = keras.saving.load_model(path)
+        seed = json.loads((path.parent / "record.json").read_text())["seed"]
+        tap = keras.Model(model.input, model.get_layer("block0").output)
+        features[f"block0 {seed}"] = keras.ops.convert_to_numpy(tap(x)).astype(np.float64)
+    expected = _linear_cka(features["block0 0"], features["block0 2"])
+    assert layers["block0"]["all_pairs"]["0-2"] == pytest.approx(expected, rel=1e-4)
+    assert layers["block0"]["fast1_fast2"] == pytest.approx(layers["block0"]["all_pairs"]["0-1"])
     # and each seed's label frequencies, from the same features and labels
     freq = saved["cka"]["label_frequencies"]
     assert sorted(freq) == ["0", "1", "2"]

@@ -91,6 +91,8 @@ def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path, study):
     cka = {"layer": "pre_logits", "on": "training set of seed 2", "fast1_fast2": 0.9,
            "fast1_slow": 0.3, "mean_by_kind": {"fast_fast": 0.9, "fast_slow": 0.25},
            "all_pairs": {"0-1": 0.9, "0-2": 0.3, "1-2": 0.2},
+           "by_layer": {"block0": {"fast1_fast2": 0.8, "fast1_slow": 0.5},
+                        "pre_logits": {"fast1_fast2": 0.9, "fast1_slow": 0.3}},
            "label_frequencies": {"0": {"frequency_share": [0, 0.7, 0, 0.3]},
                                  "1": {"frequency_share": [0, 0.05, 0.95, 0]},
                                  "2": {"frequency_share": [0.05] * 4}}}  # fmt: skip
@@ -103,6 +105,8 @@ def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path, study):
     assert "| 2 | never | slow | 1.000 | 0.100 | none |" in text
     assert "| fast-fast | 0 vs 1 | 0.900 |" in text and "| fast-slow | 0 vs 2 | 0.300 |" in text
     assert "| mean fast-slow | all pairs | 0.250 |" in text
+    assert "| layer | fast-fast (0 vs 1) | fast-slow (0 vs 2) |" in text
+    assert "| block0 | 0.800 | 0.500 |" in text and "| pre_logits | 0.900 | 0.300 |" in text
     matrix = text.split("| CKA, every pair | 0 | 1 | 2 |\n")[1].splitlines()[1:]
     assert matrix == ["| 0 (fast) | 1 | 0.900 | 0.300 |", "| 1 (fast) | 0.900 | 1 | 0.200 |",
                       "| 2 (slow) | 0.300 | 0.200 | 1 |"]  # fmt: skip
