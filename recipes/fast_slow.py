@@ -18,9 +18,10 @@ the seeds give no slow learner (or fewer than two fast ones), it says so and com
 exists.
 
 Writes into ``--out``, named by ``--name`` (default ``fast_slow``): NAME.json (rule, every
-seed's fit epoch, speed and final accuracies, the picks, CKA plain and debiased), NAME.csv (one
-row per seed), NAME_learning_curves.png (Figure 12: training and test accuracy per epoch, fast
-in blue, slow in red, between in grey), NAME_cka.png (Figure 13) and config_NAME.json, plus
+seed's fit epoch, speed and final accuracies, the picks, CKA plain and debiased, and per hidden
+layer: ``by_layer``), NAME.csv (one row per seed), NAME_learning_curves.png (Figure 12:
+training and test accuracy per epoch, fast in blue, slow in red, between in grey), NAME_cka.png
+(Figure 13) and config_NAME.json, plus
 the sweep ``NAME`` (``sweeps/NAME.json``), results.jsonl and run folders. Settings of other
 names can share one ``--out`` (a sweep results directory: runs they have in common, and runs
 of token_sweep there, are trained once).
