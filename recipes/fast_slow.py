@@ -272,7 +272,7 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
         seed=reference_seed,
         holdout=cfg.holdout,
     )
-    features, by_layer = {}, {}
+    features, models = {}, {}
     for learner in learners:
         path = pathlib.Path(cfg.out) / "runs" / run_of[learner.name].run_id / "model.keras"
         if not path.exists():
@@ -280,11 +280,8 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
                 f"{path} is missing: the run was trained without saving its model. Use an "
                 f"--out folder of this recipe (it saves every model)"
             )
-        model = keras.saving.load_model(path)
-        layers = [layer.name for layer in model.layers if re.fullmatch(r"block\d+", layer.name)]
-        tapped = analysis.activations(model, [*layers, "pre_logits"], x)
-        features[learner.name] = tapped["pre_logits"]
-        by_layer[learner.name] = tapped
+        models[learner.name] = keras.saving.load_model(path)
+        features[learner.name] = analysis.activations(models[learner.name], "pre_logits", x)
     result = {
         "layer": "pre_logits",
         "examples": int(len(x)),
@@ -308,18 +305,24 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
         by_kind.setdefault(kind, []).append(value)
     result["all_pairs"] = matrix
     result["mean_by_kind"] = {k: sum(v) / len(v) for k, v in sorted(by_kind.items())}
-    # The same pairs at every block's output too (the paper does not say which layer it used).
+    # The same pairs at every block's output too (the paper does not say which layer it used),
+    # one layer at a time: a Mixer's flattened block outputs are large.
     result["by_layer"] = {}
-    for layer in by_layer[fast1.name]:
+    blocks = [
+        layer.name for layer in models[fast1.name].layers if re.fullmatch(r"block\d+", layer.name)
+    ]
+    for layer in [*blocks, "pre_logits"]:
+        tapped = features if layer == "pre_logits" else {
+            seed: analysis.activations(model, layer, x) for seed, model in models.items()
+        }  # fmt: skip
         values = {"all_pairs": {}}
         for key, (a, b) in pairs.items():
             if a is not None and b is not None:
-                values[key] = analysis.linear_cka(by_layer[a.name][layer], by_layer[b.name][layer])
-        for a, b in itertools.combinations(sorted(by_layer, key=int), 2):
-            values["all_pairs"][f"{a}-{b}"] = analysis.linear_cka(
-                by_layer[a][layer], by_layer[b][layer]
-            )
+                values[key] = analysis.linear_cka(tapped[a.name], tapped[b.name])
+        for a, b in itertools.combinations(sorted(tapped, key=int), 2):
+            values["all_pairs"][f"{a}-{b}"] = analysis.linear_cka(tapped[a], tapped[b])
         result["by_layer"][layer] = values
+        del tapped
     if cfg.aggregation == "mod_sum":  # the label circles each seed's features use
         result["label_frequencies"] = {
             seed: analysis.label_frequencies(f, y, task.num_classes)
