@@ -11,7 +11,7 @@
 # Coverage first: seed 0 of the holdout study, then the threshold sweep, fast_slow (Appendix E's
 # setting, then Figure 12's), and the holdout study's remaining seeds (runs already finished are skipped, not retrained).
 # Then `python tools/export_results.py RESULTS docs/results` writes the small records.
-# Measured on a 2-core CPU: see docs/results/README.md (about 12 hours in all).
+# Measured on a 2-core CPU: see docs/results/README.md (about 14 hours in all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${1:-runs/medium}
