@@ -76,6 +76,8 @@ def _value_label(field, value):
         return f"window {value} (m={value - 1})"
     if field == "num_examples":
         return f"n={value:,}"
+    if field == "holdout_values":  # None: the paper's main-text tuple (0, 1, ..., m)
+        return f"held out: orders of {'(0, ..., m)' if value is None else value}"
     return f"{field}={value}" if not isinstance(value, str) else value
 
 

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from pvr_keras.sweeps import FIGURES, TokenRun, plot, summarise
+from pvr_keras.sweeps.figures import _value_label
 from tests.plots import assert_plot
 
 
@@ -64,6 +65,8 @@ def test_holdout_figure_with_appendix_e_runs_draws(tmp_path):
     assert_plot(tmp_path / "h.png")
     by_values = {r["holdout_values"]: r["mean"] for r in rows if r["window"] == 3}
     assert by_values == {None: 1.0, "[1, 2, 3]": 0.9}  # two panels, not averaged
+    assert _value_label("holdout_values", "[1, 2, 3]") == "held out: orders of [1, 2, 3]"
+    assert _value_label("holdout_values", None) == "held out: orders of (0, ..., m)"
 
 
 def test_every_paper_figure_draws(tmp_path):
