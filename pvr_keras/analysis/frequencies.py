@@ -10,6 +10,8 @@ representation uses, so that a CKA value can be read against them (recipes/fast_
 
 import numpy as np
 
+from pvr_keras.analysis.labels import check_labels, check_num_classes
+
 
 def label_frequencies(features, labels, num_classes):
     """How much of a representation is explained by the label, and by which frequencies.
@@ -38,26 +40,11 @@ def label_frequencies(features, labels, num_classes):
         >>> [round(s, 3) for s in label_frequencies(circle, y, 10)["frequency_share"]]
         [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
     """
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int | np.integer):
-        raise ValueError(f"num_classes must be an integer >= 2; received {num_classes!r}")
-    if num_classes < 2:
-        raise ValueError(f"num_classes must be an integer >= 2; received {num_classes!r}")
+    check_num_classes(num_classes, minimum=2)
     features = np.asarray(features, dtype=np.float64)
-    labels = np.asarray(labels)
     if features.ndim != 2 or features.shape[0] == 0:
         raise ValueError(f"features must have shape (N, D) with N >= 1; received {features.shape}")
-    if labels.shape != (features.shape[0],):
-        raise ValueError(
-            f"labels must have shape (N,) = ({features.shape[0]},) to match features; received "
-            f"{labels.shape}"
-        )
-    if not np.issubdtype(labels.dtype, np.integer):
-        raise ValueError(f"labels must be integers; received dtype {labels.dtype}")
-    if labels.min() < 0 or labels.max() >= num_classes:
-        raise ValueError(
-            f"labels must be in 0..{num_classes - 1}; received values in "
-            f"{labels.min()}..{labels.max()}"
-        )
+    labels = check_labels(labels, features.shape[0], num_classes, "features")
     counts = np.bincount(labels, minlength=num_classes)
     if (counts == 0).any():
         missing = np.flatnonzero(counts == 0).tolist()

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from pvr_keras.analysis.labels import check_labels, check_num_classes
+
 
 def mean_logits_by_class(logits, labels, num_classes):
     """The mean logit vector of the examples of each true class.
@@ -21,28 +23,13 @@ def mean_logits_by_class(logits, labels, num_classes):
         array([[3., 0.],
                [0., 1.]])
     """
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int | np.integer):
-        raise ValueError(f"num_classes must be a positive integer; received {num_classes!r}")
-    if num_classes < 1:
-        raise ValueError(f"num_classes must be a positive integer; received {num_classes!r}")
+    check_num_classes(num_classes)
     logits = np.asarray(logits, dtype=np.float64)
-    labels = np.asarray(labels)
     if logits.ndim != 2 or logits.shape[1] != num_classes:
         raise ValueError(
             f"logits must have shape (N, num_classes={num_classes}); received {logits.shape}"
         )
-    if labels.shape != (logits.shape[0],):
-        raise ValueError(
-            f"labels must have shape (N,) = ({logits.shape[0]},) to match logits; received "
-            f"{labels.shape}"
-        )
-    if labels.size and not np.issubdtype(labels.dtype, np.integer):
-        raise ValueError(f"labels must be integers; received dtype {labels.dtype}")
-    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
-        raise ValueError(
-            f"labels must be in 0..{num_classes - 1}; received values in "
-            f"{labels.min()}..{labels.max()}"
-        )
+    labels = check_labels(labels, logits.shape[0], num_classes, "logits")
     sums = np.zeros((num_classes, num_classes))
     np.add.at(sums, labels, logits)
     counts = np.bincount(labels.astype(np.int64), minlength=num_classes)[:, None]

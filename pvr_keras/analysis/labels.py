@@ -1,0 +1,32 @@
+"""Checks shared by the analyses that take class labels (logits.py, frequencies.py)."""
+
+import numpy as np
+
+
+def check_num_classes(num_classes, minimum=1):
+    """Raises ValueError unless ``num_classes`` is an integer >= ``minimum``."""
+    wanted = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    if isinstance(num_classes, bool) or not isinstance(num_classes, int | np.integer):
+        raise ValueError(f"num_classes must be {wanted}; received {num_classes!r}")
+    if num_classes < minimum:
+        raise ValueError(f"num_classes must be {wanted}; received {num_classes!r}")
+
+
+def check_labels(labels, num_examples, num_classes, match):
+    """``labels`` as an array, or ValueError: shape (num_examples,), integers in range.
+
+    ``match`` names the array the labels go with (for the message)."""
+    labels = np.asarray(labels)
+    if labels.shape != (num_examples,):
+        raise ValueError(
+            f"labels must have shape (N,) = ({num_examples},) to match {match}; received "
+            f"{labels.shape}"
+        )
+    if labels.size and not np.issubdtype(labels.dtype, np.integer):
+        raise ValueError(f"labels must be integers; received dtype {labels.dtype}")
+    if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
+        raise ValueError(
+            f"labels must be in 0..{num_classes - 1}; received values in "
+            f"{labels.min()}..{labels.max()}"
+        )
+    return labels
