@@ -288,41 +288,36 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
         "on": f"training set of seed {reference_seed}"
         + (" (the slow learner)" if slow is not None else " (no slow learner)"),
     }
+    # The picked pairs and every pair (so that one pick does not decide the comparison), at
+    # every block's output and at pre_logits (the paper does not say which layer it used); one
+    # layer at a time, since a Mixer's flattened block outputs are large.
     pairs = {"fast1_fast2": (fast1, fast2), "fast1_slow": (fast1, slow)}
-    for key, (a, b) in pairs.items():
-        if a is None or b is None:
-            continue
-        fa, fb = features[a.name], features[b.name]
-        result[key] = analysis.linear_cka(fa, fb)
-        result[key + "_debiased"] = analysis.linear_cka(fa, fb, debiased=True)
-    # Every pair, so that one pick does not decide the comparison.
-    speed = {r.name: r.speed for r in learners}
-    matrix, by_kind = {}, {}
-    for a, b in itertools.combinations(sorted(features, key=int), 2):
-        value = analysis.linear_cka(features[a], features[b])
-        matrix[f"{a}-{b}"] = value
-        kind = "_".join(sorted((speed[a], speed[b])))
-        by_kind.setdefault(kind, []).append(value)
-    result["all_pairs"] = matrix
-    result["mean_by_kind"] = {k: sum(v) / len(v) for k, v in sorted(by_kind.items())}
-    # The same pairs at every block's output too (the paper does not say which layer it used),
-    # one layer at a time: a Mixer's flattened block outputs are large.
-    result["by_layer"] = {}
+    pairs = {key: (a.name, b.name) for key, (a, b) in pairs.items() if None not in (a, b)}
     blocks = [
         layer.name for layer in models[fast1.name].layers if re.fullmatch(r"block\d+", layer.name)
     ]
+    result["by_layer"] = {}
     for layer in [*blocks, "pre_logits"]:
         tapped = features if layer == "pre_logits" else {
             seed: analysis.activations(model, layer, x) for seed, model in models.items()
         }  # fmt: skip
-        values = {"all_pairs": {}}
-        for key, (a, b) in pairs.items():
-            if a is not None and b is not None:
-                values[key] = analysis.linear_cka(tapped[a.name], tapped[b.name])
-        for a, b in itertools.combinations(sorted(tapped, key=int), 2):
-            values["all_pairs"][f"{a}-{b}"] = analysis.linear_cka(tapped[a], tapped[b])
+        values = {key: analysis.linear_cka(tapped[a], tapped[b]) for key, (a, b) in pairs.items()}
+        values["all_pairs"] = {
+            f"{a}-{b}": analysis.linear_cka(tapped[a], tapped[b])
+            for a, b in itertools.combinations(sorted(tapped, key=int), 2)
+        }
         result["by_layer"][layer] = values
-        del tapped
+    top = result["by_layer"]["pre_logits"]
+    for key, (a, b) in pairs.items():
+        result[key] = top[key]
+        result[key + "_debiased"] = analysis.linear_cka(features[a], features[b], debiased=True)
+    result["all_pairs"] = top["all_pairs"]
+    speed = {r.name: r.speed for r in learners}
+    by_kind = {}
+    for pair, value in top["all_pairs"].items():
+        a, b = pair.split("-")
+        by_kind.setdefault("_".join(sorted((speed[a], speed[b]))), []).append(value)
+    result["mean_by_kind"] = {k: sum(v) / len(v) for k, v in sorted(by_kind.items())}
     if cfg.aggregation == "mod_sum":  # the label circles each seed's features use
         result["label_frequencies"] = {
             seed: analysis.label_frequencies(f, y, task.num_classes)
