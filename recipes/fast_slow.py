@@ -291,8 +291,8 @@ def _cka(cfg, runs, learners, fast1, fast2, slow, reference_seed):
     # The picked pairs and every pair (so that one pick does not decide the comparison), at
     # every block's output and at pre_logits (the paper does not say which layer it used); one
     # layer at a time, since a Mixer's flattened block outputs are large.
-    pairs = {"fast1_fast2": (fast1, fast2), "fast1_slow": (fast1, slow)}
-    pairs = {key: (a.name, b.name) for key, (a, b) in pairs.items() if None not in (a, b)}
+    candidates = {"fast1_fast2": (fast1, fast2), "fast1_slow": (fast1, slow)}
+    pairs = {key: (a.name, b.name) for key, (a, b) in candidates.items() if None not in (a, b)}
     blocks = [
         layer.name for layer in models[fast1.name].layers if re.fullmatch(r"block\d+", layer.name)
     ]
@@ -427,10 +427,12 @@ def main(argv=None):
     return summary
 
 
-def _frequencies(freq, at_least=0.1):
+def _frequencies(freq):
     """'k=1 0.66, k=5 0.34 (class means: 67% of the variance)': the frequencies that count."""
-    shares = sorted(enumerate(freq["frequency_share"]), key=lambda kv: -kv[1])
-    main = ", ".join(f"k={k} {s:.2f}" for k, s in shares if s >= at_least) or "none"
+    from pvr_keras.analysis import main_frequencies
+
+    shares = main_frequencies(freq["frequency_share"])
+    main = ", ".join(f"k={k} {s:.2f}" for k, s in shares) or "none"
     return f"{main} (class means: {freq['class_share']:.0%} of the variance)"
 
 

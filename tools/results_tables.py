@@ -124,6 +124,8 @@ def figure7(study):
 
 
 def fast_slow(study):
+    from pvr_keras.analysis import main_frequencies
+
     path = study / f"{study.name}.json"  # recipes/fast_slow.py --name = the study's folder
     if not path.is_file():
         return None
@@ -136,9 +138,8 @@ def fast_slow(study):
     if freq:  # the label circles of each seed's pre_logits (recipes/fast_slow.py)
         header.append("label frequencies k (share; >= 0.1)")
         for row in rows:
-            shares = freq[str(row[0])]["frequency_share"]
-            top = sorted(((s, k) for k, s in enumerate(shares) if s >= 0.1), reverse=True)
-            row.append(", ".join(f"{k} ({s:.2f})" for s, k in top) or "none")
+            shares = main_frequencies(freq[str(row[0])]["frequency_share"])
+            row.append(", ".join(f"{k} ({s:.2f})" for k, s in shares) or "none")
     text = _table(header, rows)
     pairs = [["fast-fast", summary["fast1"], summary["fast2"], cka.get("fast1_fast2")],
              ["fast-slow", summary["fast1"], summary["slow"], cka.get("fast1_slow")]]  # fmt: skip
@@ -154,7 +155,7 @@ def fast_slow(study):
     if layers and picked:  # the picked pairs at every block (the paper names no layer)
         names = {"fast1_fast2": f"fast-fast ({summary['fast1']} vs {summary['fast2']})",
                  "fast1_slow": f"fast-slow ({summary['fast1']} vs {summary['slow']})"}  # fmt: skip
-        rows = [[layer] + [_f(values.get(k)) if k in values else "-" for k in picked]
+        rows = [[layer] + [_f(values[k]) if k in values else "-" for k in picked]
                 for layer, values in layers.items()]  # fmt: skip
         text += "\n" + _table(["layer"] + [names[k] for k in picked], rows)
     matrix = cka.get("all_pairs") or {}

@@ -21,7 +21,7 @@ from pvr_keras.analysis.dynamics import (
     fit_epoch,
     pick_fast_slow,
 )
-from pvr_keras.analysis.frequencies import label_frequencies
+from pvr_keras.analysis.frequencies import label_frequencies, main_frequencies
 from pvr_keras.analysis.holdout import held_out_summary, windows_of
 from pvr_keras.analysis.logits import mean_logits_by_class
 from pvr_keras.analysis.noise import bits_per_token, noise_sensitivity, noise_sensitivity_runs
@@ -42,6 +42,7 @@ __all__ = [
     "hsic_unbiased",
     "label_frequencies",
     "linear_cka",
+    "main_frequencies",
     "mean_logits_by_class",
     "noise_sensitivity",
     "noise_sensitivity_runs",

@@ -66,3 +66,15 @@ def label_frequencies(features, labels, num_classes):
         "class_share": explained / total if total > 0 else 0.0,
         "frequency_share": (folded / whole if whole > 0 else np.zeros_like(folded)).tolist(),
     }
+
+
+def main_frequencies(frequency_share, at_least=0.1):
+    """The frequencies that count: ``[(k, share), ...]`` with share >= ``at_least``, largest
+    first (``frequency_share`` as ``label_frequencies`` returns it).
+
+    Example:
+        >>> main_frequencies([0.0, 0.66, 0.0, 0.0, 0.05, 0.29])
+        [(1, 0.66), (5, 0.29)]
+    """
+    kept = [(k, float(s)) for k, s in enumerate(frequency_share) if s >= at_least]
+    return sorted(kept, key=lambda ks: (-ks[1], ks[0]))

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from pvr_keras.analysis import label_frequencies
+from pvr_keras.analysis import label_frequencies, main_frequencies
 
 
 def _slow(features, labels, num_classes):
@@ -78,3 +78,9 @@ def test_features_without_the_label():
 def test_bad_input(features, labels, num_classes, match):
     with pytest.raises(ValueError, match=match):
         label_frequencies(features, labels, num_classes)
+
+
+def test_main_frequencies_keep_shares_at_the_threshold_largest_first():
+    assert main_frequencies([0.05, 0.3, 0.1, 0.55]) == [(3, 0.55), (1, 0.3), (2, 0.1)]
+    assert main_frequencies([0.2, 0.2, 0.6], at_least=0.25) == [(2, 0.6)]
+    assert main_frequencies([0.0, 0.0]) == []
