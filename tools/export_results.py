@@ -27,9 +27,9 @@ import pathlib
 import shutil
 import sys
 
+FAST_SLOW = ("fast_slow", "fast_slow_main")  # recipes/fast_slow.py --name: sweep and folder
 TOKEN_STUDIES = {"holdout_medium": "holdout", "size_window_medium": "thresholds",
-                 "fast_slow": "fast_slow", "fast_slow_main": "fast_slow_main"}  # fmt: skip
-FAST_SLOW = ("fast_slow", "fast_slow_main")  # written by recipes/fast_slow.py (its --name)
+                 **{name: name for name in FAST_SLOW}}  # fmt: skip
 FAST_SLOW_FILES = ("{}.json", "{}.csv", "{}_learning_curves.png", "{}_cka.png")
 RUN_FILES = ("record.json", "history.csv", "learning_curve.png")
 

@@ -9,7 +9,8 @@
 # RESULTS/figure7  block_holdout medium for ResNet18 and VGG11-BN (each with its IID run)
 # The two parts can run at the same time (two processes share two cores better than one).
 # Coverage first: seed 0 of the holdout study, then the threshold sweep, fast_slow (Appendix E's
-# setting, then Figure 12's), and the holdout study's remaining seeds (runs already finished are skipped, not retrained).
+# setting, then Figure 12's), and the holdout study's remaining seeds (runs already finished
+# are skipped, not retrained).
 # Then `python tools/export_results.py RESULTS docs/results` writes the small records.
 # Measured on a 2-core CPU: see docs/results/README.md (about 14 hours in all).
 set -euo pipefail
