@@ -4,18 +4,30 @@
     pvr_keras.tasks.TokenTask(window=2)      # subpackages load on first use
     pvr_keras.models.mixer()
 
-Subpackages: ``tasks`` (the rules, NumPy), ``data`` (tf.data pipelines), ``models`` (the six
-architectures), ``training`` (recipes, fit glue, run records), ``analysis`` (noise
-sensitivity, CKA, fast/slow learners, logits, holdout), ``sweeps`` (grids of runs),
-``tuning`` (keras-tuner), ``config`` (recipe configs). ``import pvr_keras`` alone imports
-neither Keras nor TensorFlow.
+Layers, each importing only from those above it (``tests/test_layout.py`` checks it):
+
+- ``errors``, ``files``: the errors recipes report, files written whole;
+- ``registry`` (models and task kinds by name or reference), ``tasks`` (the rules, NumPy);
+- ``runconfig`` (one run config: task, model, data, training recipe, system), ``identity``
+  (a run's identity and id), ``kinds`` (one spec per task kind);
+- ``data`` (tf.data pipelines and their JAX twins), ``models`` (the six architectures),
+  ``figures`` (every plot), ``analysis`` (noise sensitivity, CKA, fast/slow learners,
+  logits, holdout);
+- ``training`` (the fit glue, run records, one run function for every kind);
+- ``sweeps`` (grids of runs), ``tuning`` (keras-tuner);
+- ``cli`` (flags, presets and the recipe runner).
+
+``import pvr_keras`` alone imports neither Keras nor TensorFlow.
 """
 
 import importlib
 
 __version__ = "0.1.0"  # the one version source (pyproject reads it)
 
-SUBPACKAGES = ("analysis", "config", "data", "models", "sweeps", "tasks", "training", "tuning")
+SUBPACKAGES = (
+    "analysis", "cli", "data", "figures", "identity", "kinds", "models", "registry", "runconfig",
+    "sweeps", "tasks", "training", "tuning",
+)  # fmt: skip
 __all__ = ["__version__", *SUBPACKAGES]
 
 

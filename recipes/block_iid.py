@@ -14,9 +14,9 @@ Writes into ``--out``: config.json, record.json (the run record), history.csv,
 learning_curve.png and model.keras (so that ``block_holdout.py --iid-run`` can reuse it).
 Killed and started again with the same command, it resumes.
 
-Presets (``configs.block_presets``, shared with ``block_holdout.py``). ``paper``: ResNet18 at
-torchvision width 64, the paper's recipe (Adam 1e-4, batch 50, 10 epochs, constant rate),
-60,000 training and 10,000 test examples. ``quick`` (2-core CPU):
+Presets (``pvr_keras.kinds.block.PRESETS``, shared with ``block_holdout.py``). ``paper``:
+ResNet18 at torchvision width 64, the paper's recipe (Adam 1e-4, batch 50, 10 epochs,
+constant rate), 60,000 training and 10,000 test examples. ``quick`` (2-core CPU):
 ResNet18 at width 8 (178k parameters), 25,000 training examples, 5 epochs of Adam 2e-3 with a
 cosine decay, batch 50; accuracies on 2,000 test and 2,000 training examples. ``medium``
 (Figure 7 in docs/results): width 16, 60,000 / 10,000 examples, 5 epochs of Adam 2e-3 with a
@@ -28,44 +28,41 @@ jobs (load average 8-9): test accuracy 94.7%, training accuracy 98.0%, 4.5 min o
 
 import dataclasses
 
-from pvr_keras import config as configs
+from pvr_keras import cli
+from pvr_keras.kinds.block import PRESETS
 
 
 @dataclasses.dataclass(frozen=True)
-class Config(configs.BlockConfig):
+class Own:
     out: str = dataclasses.field(
         default="runs/block_iid/{model}_w{width}_{values}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
     )
 
 
-PRESETS = configs.block_presets(Config)
-
-
-def main(argv=None):
-    cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    out = configs.format_out(cfg)
-    configs.start(cfg)
-    from pvr_keras.training import distribute
-    from pvr_keras.training.inputs import check_input, default_input
-
-    source = configs.check_task(lambda: check_input(cfg.input or default_input()))
-
-    # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
-    placement = distribute.setup(cfg.devices)
-    from pvr_keras.data import images
+def train_and_report(ctx):
     from pvr_keras.training import runs
 
-    # Data first: a machine that cannot get it fails here, before anything is written.
-    images.prepare_sources(cfg.task().sources, cfg.data_dir, download=cfg.download)
-    configs.write(cfg, out)  # refuses a folder of another run, untouched
-    record = runs.block_run(
-        cfg, out, input=source, distribution=placement, callbacks=configs.callbacks(cfg, out)
-    )
-    what = f"{cfg.model} width={cfg.width} IID"
-    print(f"\n{runs.summary_line(record, what)}\nrecord: {out}/record.json")
+    run = ctx.run
+    record = runs.run(
+        run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
+        callbacks=ctx.callbacks(),
+        title=f"{run.model} (width {run.width}), 2x2 {run.values} blocks, IID",
+    )  # fmt: skip
+    what = f"{run.model} width={run.width} IID"
+    print(f"\n{runs.summary_line(record, what)}\nrecord: {ctx.out}/record.json")
     return record
 
 
+RECIPE = cli.Recipe(
+    kind="block",
+    presets=PRESETS,
+    body=train_and_report,
+    own=Own,
+    description=__doc__,
+    exclude=("holdout",),
+)
+main = RECIPE.main
+
 if __name__ == "__main__":
-    configs.run(main)
+    cli.main(main)

@@ -6,10 +6,11 @@
     python recipes/evaluate.py RUN_DIR --split train --num-examples 5000
 
 RUN_DIR is any finished run folder with a saved model (``record.json`` and ``model.keras``):
-``token_pvr.py``, ``block_iid.py``, ``image_sequence.py``, a sweep's ``runs/<id>`` or
-``block_holdout.py``'s ``holdout`` / ``iid`` folders. Each combination of ``--window`` and
-``--holdout`` is one row of the printed table (split, window, holdout, seed, examples,
-accuracy, loss); settings not given are the run's own, so the first row of a plain call is
+``token_pvr.py``, ``block_iid.py``, ``image_sequence.py``, a sweep's or benchmark's
+``runs/<id>`` or ``block_holdout.py``'s ``holdout`` / ``iid`` folders, of any task kind and
+any model (a builder of your own is reloaded from its module or file). Each combination of
+``--window`` and ``--holdout`` is one row of the printed table (split, window, holdout, seed,
+examples, accuracy, loss); settings not given are the run's own, so the first row of a plain call is
 the run's recorded test accuracy. ``--json PATH`` also writes the rows. Block runs take
 ``--holdout true|false`` (Figure 6's shift).
 """
@@ -17,10 +18,9 @@ the run's recorded test accuracy. ``--json PATH`` also writes the rows. Block ru
 import argparse
 import itertools
 import json
-import os
 import pathlib
 
-from pvr_keras import config as configs
+from pvr_keras import cli
 
 
 def _holdout(text):
@@ -52,24 +52,20 @@ def parse(argv=None):
 
     problem = run_folder_problem(args.run_dir)
     if problem:
-        raise configs.ConfigError(problem)
+        raise cli.ConfigError(problem)
     for name in ("num_examples", "window"):
         values = getattr(args, name)
         for value in values if isinstance(values, list) else [values]:
             if value is not None and value < 1:
-                raise configs.ConfigError(
-                    f"--{name.replace('_', '-')} must be >= 1; received {value}"
-                )
+                raise cli.ConfigError(f"--{name.replace('_', '-')} must be >= 1; received {value}")
     if args.seed is not None and args.seed < 0:
-        raise configs.ConfigError(f"--seed must be >= 0; received {args.seed}")
+        raise cli.ConfigError(f"--seed must be >= 0; received {args.seed}")
     return args
 
 
 def main(argv=None):
     args = parse(argv)
-    if args.backend:
-        os.environ["KERAS_BACKEND"] = args.backend
-    configs.start(args)
+    cli.start(args.backend)
     from pvr_keras import training
 
     run = training.load_run(args.run_dir)
@@ -85,7 +81,7 @@ def main(argv=None):
                 )
             )  # fmt: skip
         except ValueError as err:
-            raise configs.ConfigError(str(err)) from None
+            raise cli.ConfigError(str(err)) from None
     final = run.record.get("final") or {}
     print(f"{args.run_dir}: {run.kind} run, {run.record.get('model')}, recorded test accuracy "
           f"{final.get('test_accuracy')}")  # fmt: skip
@@ -103,4 +99,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    configs.run(main)
+    cli.main(main)

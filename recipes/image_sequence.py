@@ -30,22 +30,17 @@ attention learns it within 2 epochs.
 
 import dataclasses
 
-from pvr_keras import config as configs
-from pvr_keras.tasks import AGGREGATIONS
+from pvr_keras import cli
 
 
 @dataclasses.dataclass(frozen=True)
-class Config(configs.VisualConfig):
+class Own:
+    """The image_sequence model's fields (its builder's arguments) and the output folder."""
+
     head: str = dataclasses.field(
         default="mlp",
         metadata={"choices": ("mlp", "transformer", "mixer"), "help": "token-style head"},
     )
-    window: int = dataclasses.field(default=1, metadata={"help": "window size (complexity+1)"})
-    aggregation: str = dataclasses.field(
-        default="mod_sum",
-        metadata={"choices": AGGREGATIONS, "help": "how the window's values make the label"},
-    )
-    holdout: int = dataclasses.field(default=0, metadata={"help": "holdout-k (Section 6.2)"})
     encoder: str = dataclasses.field(
         default="conv",
         metadata={"choices": ("conv", "dense"), "help": "per-image encoder: CNN or one dense"},
@@ -63,65 +58,61 @@ class Config(configs.VisualConfig):
         metadata={"help": "output folder ({field} placeholders are filled in)"},
     )
 
-    def task(self):
-        from pvr_keras.tasks import TokenTask
-
-        return TokenTask(window=self.window, aggregation=self.aggregation)
-
-    def validate(self):
-        super().validate()
-        task = configs.check_task(self.task)
-        configs.check_task(lambda: task.check_holdout(self.holdout))
-        configs.check_ints(self, ("dim", "depth"), 1)
+    def validate(self, run):
+        cli.check_ints(self, ("dim", "depth"), 1)
         for name in ("conv_widths", "widths"):
             if any(isinstance(w, bool) or w < 1 for w in getattr(self, name)):
-                raise configs.ConfigError(
+                raise cli.ConfigError(
                     f"--{name.replace('_', '-')} must be positive integers; "
                     f"received {getattr(self, name)}"
                 )
-        configs.check_task(lambda: configs.format_out(self))
 
 
-PAPER = Config()
-QUICK = dataclasses.replace(
-    PAPER,
-    head="transformer",
-    depth=2,
-    encoder="dense",
-    num_examples=100_000,
-    test_examples=2_000,
-    train_eval_examples=2_000,
-    epochs=6,
-    learning_rate=1e-3,
-    schedule="cosine",
-)
-PRESETS = {"quick": QUICK, "paper": PAPER}
+def model_kwargs(own, fields):
+    """The image_sequence builder's arguments from the recipe's model fields."""
+    kwargs = dict(head=own.head, conv_widths=own.conv_widths if own.encoder == "conv" else (),
+                  dim=own.dim, widths=own.widths, depth=own.depth)  # fmt: skip
+    return {**fields, "model_kwargs": kwargs}
 
 
-def main(argv=None):
-    cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    out = configs.format_out(cfg)
-    configs.start(cfg)
-    from pvr_keras.training import distribute
-    from pvr_keras.training.inputs import check_input, default_input
+def paper(given):
+    """The paper's visual recipe (Adam 1e-4, batch 50, 10 epochs), a conv encoder (32, 64
+    filters) and the paper's MLP head widths, 60,000 training and 10,000 test examples."""
+    return {}
 
-    source = configs.check_task(lambda: check_input(cfg.input or default_input()))
 
-    # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
-    placement = distribute.setup(cfg.devices)
-    from pvr_keras.data import images
+def quick(given):
+    """A dense per-image encoder and a 2-layer transformer head, 100,000 examples, 6 epochs
+    of Adam 1e-3 with cosine decay."""
+    return dict(head="transformer", depth=2, encoder="dense", num_examples=100_000,
+                test_examples=2_000, train_eval_examples=2_000, epochs=6, learning_rate=1e-3,
+                schedule="cosine")  # fmt: skip
+
+
+def train_and_report(ctx):
     from pvr_keras.training import runs
 
-    # Data first: a machine that cannot get it fails here, before anything is written.
-    images.prepare_sources(["mnist"], cfg.data_dir, download=cfg.download)
-    configs.write(cfg, out)  # refuses a folder of another run, untouched
-    record = runs.sequence_run(
-        cfg, out, input=source, distribution=placement, callbacks=configs.callbacks(cfg, out)
-    )
-    what = f"image_sequence {cfg.head} window={cfg.window} {cfg.aggregation} n={cfg.num_examples}"
-    print(f"\n{runs.summary_line(record, what)}\nrecord: {out}/record.json")
+    run, own = ctx.run, ctx.own
+    record = runs.run(
+        run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
+        callbacks=ctx.callbacks(),
+        title=f"image sequences, {own.head} head, window {run.window} {run.aggregation}",
+    )  # fmt: skip
+    what = f"image_sequence {own.head} window={run.window} {run.aggregation} n={run.num_examples}"
+    print(f"\n{runs.summary_line(record, what)}\nrecord: {ctx.out}/record.json")
     return record
 
 
+RECIPE = cli.Recipe(
+    kind="sequence",
+    presets={"quick": quick, "paper": paper},
+    body=train_and_report,
+    own=Own,
+    description=__doc__,
+    exclude=("model", "width"),
+    own_to_run=model_kwargs,
+)
+main = RECIPE.main
+
 if __name__ == "__main__":
-    configs.run(main)
+    cli.main(main)

@@ -20,15 +20,12 @@ import math
 import pathlib
 import time
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from pvr_keras import config as configs  # noqa: E402
-from pvr_keras.analysis import noise_sensitivity_runs  # noqa: E402
-from pvr_keras.tasks import AGGREGATIONS, TokenTask  # noqa: E402
+from pvr_keras import cli, figures
+from pvr_keras.analysis import noise_sensitivity_runs
+from pvr_keras.runconfig import DataSection
+from pvr_keras.tasks import AGGREGATIONS, TokenTask
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,19 +47,19 @@ class Config:
     num_deltas: int = dataclasses.field(default=20, metadata={"help": "deltas in the grid"})
     num_samples: int = dataclasses.field(default=10_000, metadata={"help": "pairs per run"})
     runs: int = dataclasses.field(default=10, metadata={"help": "runs averaged"})
-    seq_len: int = 11
-    num_values: int = 10
-    pointer: bool = dataclasses.field(default=True, metadata={"help": "False: Appendix D"})
-    seed: int = 0
+    seq_len: int = cli.field_of(TokenTask, "seq_len")
+    num_values: int = cli.field_of(TokenTask, "num_values")
+    pointer: bool = cli.field_of(TokenTask, "pointer")
+    seed: int = cli.field_of(DataSection, "seed", help="seed of the sampled inputs")
     out: str = dataclasses.field(default="runs/noise_sensitivity", metadata={"help": "folder"})
 
     def validate(self):
-        configs.check_task(lambda: check(self))
+        cli.check_task(lambda: check(self))
 
 
 PRESETS = {
-    "quick": Config(num_samples=5_000, runs=2, num_deltas=13),
-    "paper": Config(),
+    "quick": lambda given: dict(num_samples=5_000, runs=2, num_deltas=13),
+    "paper": lambda given: {},
 }
 
 
@@ -102,46 +99,11 @@ def check(cfg):
     return tasks, deltas
 
 
-def plot_curves(rows, cfg, deltas, path):
-    fig, ax = plt.subplots(figsize=(5.5, 4))
-    colors = plt.cm.viridis(np.linspace(0, 0.9, len(cfg.windows)))
-    for window, color in zip(cfg.windows, colors, strict=True):
-        ns = [r["ns"] for r in rows if r["aggregation"] == cfg.curves and r["window"] == window]
-        ax.plot(deltas, ns, marker=".", color=color, label=f"window {window}")
-    ax.set_xscale("log")
-    powers = range(math.ceil(cfg.log_delta_min), math.floor(cfg.log_delta_max) + 1)
-    ax.set_xticks([math.exp(p) for p in powers], [f"$e^{{{p}}}$" for p in powers])
-    ax.minorticks_off()
-    ax.set_xlabel(r"$\delta$")
-    ax.set_ylabel(r"NS$_\delta$")
-    ax.set_title(f"Noise sensitivity, {cfg.curves}")
-    ax.legend(fontsize="small", ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def plot_averages(averages, cfg, path):
-    fig, ax = plt.subplots(figsize=(5.5, 4))
-    for aggregation in cfg.aggregations:
-        ax.plot(cfg.windows, [averages[aggregation, w] for w in cfg.windows], marker="o",
-                label=aggregation)  # fmt: skip
-    ax.set_xlabel("window size")
-    lo, hi = f"{cfg.log_delta_min:g}", f"{cfg.log_delta_max:g}"
-    ax.set_ylabel(rf"mean NS$_\delta$ over $\delta \in [e^{{{lo}}}, e^{{{hi}}}]$")
-    ax.set_xticks(cfg.windows)
-    ax.set_title("Noise sensitivity by aggregation")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 def run(cfg):
     """Computes the grid, writes CSV, plots and config into ``cfg.out``; returns the rows."""
     tasks, deltas = check(cfg)
     out = pathlib.Path(cfg.out)
-    configs.write(cfg, out, may_differ=tuple(f.name for f in dataclasses.fields(cfg)))
+    cli.write(cfg, out, may_differ=tuple(f.name for f in dataclasses.fields(cfg)))
     start = time.perf_counter()
     rows, averages = [], {}
     for (aggregation, window), task in tasks.items():
@@ -169,8 +131,19 @@ def run(cfg):
         writer = csv.DictWriter(f, fieldnames=["aggregation", "window", "delta", "ns", "ns_std"])
         writer.writeheader()
         writer.writerows(rows)
-    plot_curves(rows, cfg, deltas, out / f"noise_sensitivity_{cfg.curves}.png")
-    plot_averages(averages, cfg, out / "noise_sensitivity_aggregations.png")
+    span = (cfg.log_delta_min, cfg.log_delta_max)
+    curves = {
+        w: [r["ns"] for r in rows if r["aggregation"] == cfg.curves and r["window"] == w]
+        for w in cfg.windows
+    }
+    figures.noise_curves(
+        deltas, curves, out / f"noise_sensitivity_{cfg.curves}.png",
+        title=f"Noise sensitivity, {cfg.curves}", log_delta_range=span,
+    )  # fmt: skip
+    figures.noise_averages(
+        cfg.windows, {a: [averages[a, w] for w in cfg.windows] for a in cfg.aggregations},
+        out / "noise_sensitivity_aggregations.png", log_delta_range=span,
+    )  # fmt: skip
 
     print(f"\nmean NS_delta over delta in [e^{cfg.log_delta_min:g}, e^{cfg.log_delta_max:g}]")
     print("window   " + " ".join(f"{a:>8}" for a in cfg.aggregations))
@@ -182,8 +155,8 @@ def run(cfg):
 
 
 def main(argv=None):
-    return run(configs.parse(Config, PRESETS, argv, description=__doc__))
+    return run(cli.parse(Config, PRESETS, argv, description=__doc__))
 
 
 if __name__ == "__main__":
-    configs.run(main)
+    cli.main(main)

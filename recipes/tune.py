@@ -8,6 +8,10 @@ accuracy (the test split drawn with seed+1, not the reported test set).
     python recipes/tune.py --tuner hyperband --model mlp mixer --window 3
     python recipes/tune.py --preset paper --tuner bayesian
 
+Every field of a token run that the search does not choose is a flag (``--window``,
+``--holdout``, ``--num-examples``, ``--epochs``, ...); ``--model`` takes several models,
+registered names or builders of yours (``--model mlp my_nets.py:tiny_net``).
+
 Started again with the same command it resumes: finished trials are kept, an unfinished one
 reruns (keras-tuner, ``overwrite=False``, same ``--directory`` and ``--project``); a larger
 ``--max-trials`` extends a finished search. Writes ``config.json`` and ``best.json`` (best
@@ -31,52 +35,37 @@ import json
 import os
 import pathlib
 
-from pvr_keras import config as configs
-from pvr_keras.tasks import AGGREGATIONS
+from pvr_keras import cli, registry
 
-# Fields that define the search: a project holding another value of one of them is refused.
-SEARCH_FIELDS = (
-    "tuner",
-    "model",
-    "window",
-    "aggregation",
-    "holdout",
-    "num_examples",
-    "val_examples",
-    "epochs",
-    "warmup_epochs",
-    "seed",
-)
+# Fields that may change in a search's folder: more trials extend it; where the chief is.
+SEARCH_SETTINGS = ("max_trials", "directory", "project", "tuner_id", "oracle_ip",
+                   "oracle_port", "chief_timeout")  # fmt: skip
+# What the search chooses (and what a token run here does not need): not flags.
+NOT_FLAGS = (
+    "model", "width", "optimizer", "learning_rate", "batch_size", "momentum", "weight_decay",
+    "schedule", "min_steps", "failed_below", "test_examples", "train_eval_examples", "devices",
+    "input", "data_dir", "download", "tensorboard",
+)  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Own:
     tuner: str = dataclasses.field(
         default="random",
         metadata={"choices": ("random", "hyperband", "bayesian"), "help": "search algorithm"},
     )
-    model: tuple[str, ...] = dataclasses.field(
+    models: tuple[str, ...] = dataclasses.field(
         default=("mlp",),
         metadata={
-            "choices": ("mlp", "mlp2x", "transformer", "mixer"),
-            "help": "architectures to search over",
+            "flag": "--model",
+            "help": f"architectures to search over ({', '.join(registry.model_names('token'))}, "
+            "or builder references 'module:function' / 'file.py:function')",
         },
     )
-    window: int = dataclasses.field(default=1, metadata={"help": "window size (complexity+1)"})
-    aggregation: str = dataclasses.field(
-        default="mod_sum",
-        metadata={"choices": AGGREGATIONS, "help": "how the window's values make the label"},
-    )
-    holdout: int = dataclasses.field(default=0, metadata={"help": "holdout-k (Section 6.2)"})
-    num_examples: int = dataclasses.field(default=20_000, metadata={"help": "training set size"})
     val_examples: int = dataclasses.field(default=5_000, metadata={"help": "validation size"})
-    epochs: int = dataclasses.field(default=5, metadata={"help": "epochs per trial (max)"})
-    warmup_epochs: int = dataclasses.field(default=1, metadata={"help": "linear warm-up epochs"})
     max_trials: int = dataclasses.field(
         default=10, metadata={"help": "trials (random, bayesian; Hyperband sizes itself)"}
     )
-    seed: int = 0
-    backend: str | None = configs.backend_field()
     directory: str = dataclasses.field(
         default="runs/tune", metadata={"help": "search state folder (shared by all workers)"}
     )
@@ -97,107 +86,99 @@ class Config:
         default=120.0, metadata={"help": "seconds a worker waits for the chief"}
     )
 
-    def task(self):
-        from pvr_keras.tasks import TokenTask
-
-        return TokenTask(window=self.window, aggregation=self.aggregation)
-
-    def validate(self):
-        task = configs.check_task(self.task)
-        configs.check_task(lambda: task.check_holdout(self.holdout))
-        configs.check_ints(self, ("num_examples", "val_examples", "epochs", "max_trials"), 1)
-        configs.check_ints(self, ("warmup_epochs", "seed"), 0)
-        configs.check_positive(self, ("chief_timeout",))
+    def validate(self, run):
+        cli.check_ints(self, ("val_examples", "max_trials"), 1)
+        cli.check_positive(self, ("chief_timeout",))
         if self.oracle_port is not None:
-            configs.check_range(self, "oracle_port", 1, 65535)
-        if len(set(self.model)) != len(self.model):
-            raise configs.ConfigError(f"--model names a model twice: {' '.join(self.model)}")
-        configs.check_task(lambda: project_name(self))
+            cli.check_range(self, "oracle_port", 1, 65535)
+        if len(set(self.models)) != len(self.models):
+            raise cli.ConfigError(f"--model names a model twice: {' '.join(self.models)}")
+        for model in self.models:
+            cli.check_task(lambda model=model: registry.check_model(model, "token"))
+        if run.warmup_epochs > run.epochs:
+            raise cli.ConfigError(
+                f"--warmup-epochs must be at most --epochs ({run.epochs}); received "
+                f"{run.warmup_epochs}"
+            )
+        cli.check_task(lambda: project_name(run, self))
 
 
 PRESETS = {
-    "quick": Config(),
-    "paper": Config(
+    "quick": lambda given: dict(num_examples=20_000, epochs=5, warmup_epochs=1),
+    "paper": lambda given: dict(
         num_examples=1_000_000, val_examples=100_000, epochs=200, warmup_epochs=10, max_trials=100
-    ),
+    ),  # fmt: skip
 }
+RECIPE = cli.Recipe(
+    kind="token", presets=PRESETS, body=None, own=Own, description=__doc__, exclude=NOT_FLAGS
+)
 
 
-def _check_same_search(cfg, path):
-    if not path.exists():
-        return
-    found = json.loads(path.read_text())
-    asked = configs.to_dict(cfg)
-    differ = {k: (found.get(k), asked[k]) for k in SEARCH_FIELDS if found.get(k) != asked[k]}
-    if differ:
-        raise ValueError(
-            f"{path.parent} holds a search of another configuration; use another --project "
-            f"or --directory. Differences (found, asked): {differ}"
-        )
-
-
-def project_name(cfg):
-    """``cfg.project`` with its placeholders filled in (``model`` joined by ``-``)."""
-    fields = {**dataclasses.asdict(cfg), "model": "-".join(cfg.model)}
+def project_name(run, own):
+    """``--project`` with its placeholders filled in (``model``: the models joined by ``-``,
+    a reference by its builder's name)."""
+    slugs = [m.rpartition(":")[2] for m in own.models]
+    fields = {**run.flat(), **dataclasses.asdict(own), "model": "-".join(slugs)}
     try:
-        return cfg.project.format(**fields)
+        return own.project.format(**fields)
     except (KeyError, IndexError, ValueError) as err:
         raise ValueError(
-            f"--project {cfg.project!r} names an unknown placeholder ({err})"
+            f"--project {own.project!r} names an unknown placeholder ({err})"
         ) from None
 
 
-def train_command(cfg, values):
+def train_command(run, values):
     """The ``recipes/token_pvr.py`` command that trains a trial's hyperparameters on the
     search's task and training set (a Hyperband trial: its own number of epochs)."""
     flags = {
         "--model": values["model"],
-        "--window": cfg.window,
-        "--aggregation": cfg.aggregation,
-        "--holdout": cfg.holdout,
-        "--num-examples": cfg.num_examples,
-        "--epochs": values.get("tuner/epochs", cfg.epochs),
-        "--warmup-epochs": cfg.warmup_epochs,
+        "--window": run.window,
+        "--aggregation": run.aggregation,
+        "--holdout": run.holdout,
+        "--num-examples": run.num_examples,
+        "--epochs": values.get("tuner/epochs", run.epochs),
+        "--warmup-epochs": run.warmup_epochs,
         "--optimizer": values["optimizer"],
         "--learning-rate": f"{values['learning_rate']:.6g}",
         "--batch-size": values["batch_size"],
-        "--seed": cfg.seed,
+        "--seed": run.seed,
     }
     return "python recipes/token_pvr.py " + " ".join(f"{k} {v}" for k, v in flags.items())
 
 
 def main(argv=None):
-    cfg = configs.parse(Config, PRESETS, argv, description=__doc__)
-    configs.start(cfg)
+    run, own = RECIPE.parse(argv)
+    cli.start(run.system.backend)
     from pvr_keras import tuning
     from pvr_keras.files import atomic_write_text
 
-    hypermodel = tuning.TokenHyperModel(
-        cfg.task(),
-        cfg.num_examples,
-        val_examples=cfg.val_examples,
-        models=cfg.model,
-        epochs=cfg.epochs,
-        warmup_epochs=cfg.warmup_epochs,
-        seed=cfg.seed,
-        holdout=cfg.holdout,
+    hypermodel = tuning.PVRHyperModel(
+        run.task,
+        run.num_examples,
+        val_examples=own.val_examples,
+        models=own.models,
+        epochs=run.epochs,
+        warmup_epochs=run.warmup_epochs,
+        seed=run.seed,
+        holdout=run.holdout,
     )
-    project = project_name(cfg)
-    folder = pathlib.Path(cfg.directory) / project
-    _check_same_search(cfg, folder / "config.json")
+    project = project_name(run, own)
+    folder = pathlib.Path(own.directory) / project
     role = tuning.configure(
-        cfg.tuner_id, cfg.oracle_ip, cfg.oracle_port, chief_timeout=cfg.chief_timeout
+        own.tuner_id, own.oracle_ip, own.oracle_port, chief_timeout=own.chief_timeout
     )
-    if role != "worker":  # fields outside SEARCH_FIELDS may change (more trials extend it)
-        others = tuple(f.name for f in dataclasses.fields(cfg) if f.name not in SEARCH_FIELDS)
-        configs.write(cfg, folder, may_differ=others)
+    if role != "worker":  # another search in this project is refused; more trials extend it
+        try:
+            cli.write_config(folder, run, own, may_differ=SEARCH_SETTINGS)
+        except cli.ConfigError as err:
+            raise ValueError(str(err).replace("holds a run of", "holds a search of")) from None
     tuner = tuning.make_tuner(
-        cfg.tuner,
+        own.tuner,
         hypermodel,
-        directory=cfg.directory,
+        directory=own.directory,
         project_name=project,
-        max_trials=cfg.max_trials,
-        seed=cfg.seed,
+        max_trials=own.max_trials,
+        seed=run.seed,
     )
     tuning.search(tuner)
     if role == "worker":
@@ -214,7 +195,7 @@ def main(argv=None):
         "trials": len(trials),
         "status": {s: sum(t.status == s for t in trials) for s in {t.status for t in trials}},
         "best": best,
-        "train_command": train_command(cfg, best[0]["values"]) if best else None,
+        "train_command": train_command(run, best[0]["values"]) if best else None,
     }
     atomic_write_text(folder / "best.json", json.dumps(summary, indent=1, default=str) + "\n")
     if best:
@@ -228,4 +209,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    configs.run(main)
+    cli.main(main)

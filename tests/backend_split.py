@@ -26,8 +26,10 @@ BACKEND_FREE = (
     "tests/analysis/test_logits.py",
     "tests/analysis/test_noise.py",
     "tests/recipes/test_noise_sensitivity.py",  # NumPy analysis only
-    "tests/test_config.py",
-    "tests/test_config_parsing.py",
+    "tests/figures/",
+    "tests/test_cli.py",
+    "tests/test_runconfig.py",
+    "tests/test_identity.py",
     "tests/test_stats.py",
     "tests/test_backend_split.py",
     "tests/test_layout.py",
@@ -47,6 +49,7 @@ BACKEND_DEPENDENT = (
     "tests/data/test_device_images.py",
     "tests/data/test_block.py::test_feeds_a_keras_model",
     "tests/sweeps/test_run_data.py::test_the_model_fields_reach_the_model",
+    "tests/test_identity.py::test_a_legacy_run_folder_resumes_after_migrating",
 )
 
 

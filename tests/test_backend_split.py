@@ -63,7 +63,7 @@ def test_matching():
 
 
 def test_the_variable_deselects_the_backend_free_tests():
-    files = ["tests/test_config.py", "tests/models/test_vgg.py"]
+    files = ["tests/test_cli.py", "tests/models/test_vgg.py"]
 
     def collected(**env):
         done = subprocess.run(
@@ -88,5 +88,5 @@ def test_the_variable_deselects_the_backend_free_tests():
     everything = collected()
     once = collected(**{SKIP_ENV: "1"})
     assert once == {t for t in everything if not is_backend_free(t)}
-    assert not any(t.startswith("tests/test_config.py") for t in once)
+    assert not any(t.startswith("tests/test_cli.py") for t in once)
     assert "tests/models/test_vgg.py::test_vgg11_bn_model" in once

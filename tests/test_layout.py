@@ -40,3 +40,75 @@ def test_private_apis_only_in_compat():
             continue
         hits = [line for line in path.read_text().splitlines() if private.search(line)]
         assert not hits, f"{path.relative_to(REPO)}: {hits}"
+
+
+# The library's layers, lowest first: a module imports only from its own layer or below
+# (pvr_keras/__init__.py documents them). Names that are not packages are modules.
+LAYERS = (
+    ("errors", "files", "fields", "compat"),
+    ("registry", "tasks", "recipe"),
+    ("kinds",),
+    ("runconfig", "identity"),
+    ("data", "models", "figures", "analysis"),
+    ("training",),
+    ("sweeps", "tuning"),
+    ("cli",),
+)
+LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}
+
+
+def _unit(path):
+    """The layer unit of a library file: its subpackage, or the module's own name."""
+    parts = path.relative_to(REPO / "pvr_keras").parts
+    return parts[0].removesuffix(".py")
+
+
+def test_every_library_module_has_a_layer():
+    units = {_unit(p) for p in (REPO / "pvr_keras").rglob("*.py")} - {"__init__"}
+    assert units == set(LAYER), units ^ set(LAYER)
+
+
+def test_no_module_imports_from_a_higher_layer():
+    """No upward import, at module level or inside a function: config-like modules never
+    import training, models never import training (the schedules a saved model needs are
+    loaded by the one loader, training.load_model)."""
+    upward = []
+    for path in (REPO / "pvr_keras").rglob("*.py"):
+        unit = _unit(path)
+        if unit == "__init__":
+            continue
+        for name in _imports(path):
+            parts = name.split(".")
+            if parts[0] != "pvr_keras" or len(parts) < 2:
+                continue
+            if LAYER[parts[1]] > LAYER[unit]:
+                upward.append(f"{path.relative_to(REPO)} imports {name}")
+    assert not upward, "\n".join(upward)
+
+
+def test_recipes_declare_no_run_field_again():
+    """A recipe field named like a run field (task, architecture, data, training, system) is
+    that field, taken with ``cli.field_of`` (declared once, in its section); the one
+    exception is ``train.py``'s ``--kind``, the selector of the kind itself."""
+    from pvr_keras import kinds
+    from pvr_keras.runconfig import section_fields
+
+    run_fields = set()
+    for kind in kinds.kind_names():
+        run_fields |= set(section_fields(kinds.kind(kind))) - {"kind"}
+    import dataclasses
+    import importlib.util
+
+    again = []
+    for path in RECIPES:
+        spec = importlib.util.spec_from_file_location(f"layout_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for value in vars(module).values():
+            if isinstance(value, type) and dataclasses.is_dataclass(value):
+                if value.__module__ != module.__name__:
+                    continue
+                for field in dataclasses.fields(value):
+                    if field.name in run_fields and "declared_in" not in field.metadata:
+                        again.append(f"{path.name}: {value.__name__}.{field.name}")
+    assert not again, again

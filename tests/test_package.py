@@ -33,7 +33,7 @@ def test_no_global_matplotlib_backend_at_import():
     """A notebook keeps its backend: importing and plotting leave it as it was."""
     code = (
         "import matplotlib; matplotlib.use('svg'); import tempfile, pathlib; "
-        "import pvr_keras.sweeps, pvr_keras.training.plots as p; "
+        "import pvr_keras.sweeps, pvr_keras.figures as p; "
         "h = {k: [0.1, 0.2] for k in ('train_accuracy', 'train_eval_accuracy', 'test_accuracy',"
         " 'train_loss', 'test_loss')}; h['epoch'] = [1, 2]; "
         "out = pathlib.Path(tempfile.mkdtemp()) / 'c.png'; p.learning_curve(h, out); "

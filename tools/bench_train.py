@@ -65,7 +65,6 @@ LEARNING_RATE = 0.05
 MOMENTUM = 0.9
 WEIGHT_DECAY = 1e-5
 CHECK_STEPS = 3
-TOKEN_MODELS = ("mlp", "mlp2x", "transformer", "mixer")  # pvr_keras.models.TOKEN_MODELS
 
 
 def parse_args(argv=None):
@@ -113,10 +112,13 @@ def parse_args(argv=None):
     unknown = set(args.backends) - {"jax", "tensorflow"}
     if unknown:
         parser.error(f"--backends must be jax or tensorflow; received {sorted(unknown)}")
-    unknown = set(args.models) - set(TOKEN_MODELS)
+    from pvr_keras import registry  # no framework: the worker picks the backend
+
+    token_models = registry.model_names("token")
+    unknown = set(args.models) - set(token_models)
     if unknown:
         parser.error(
-            f"--models must be among {', '.join(TOKEN_MODELS)}; received {sorted(unknown)}"
+            f"--models must be among {', '.join(token_models)}; received {sorted(unknown)}"
         )
     return args
 
@@ -380,7 +382,7 @@ def bench_input(args):
 
     from pvr_keras import data, models, training
     from pvr_keras.data import device
-    from pvr_keras.models.scaling import width_kwargs
+    from pvr_keras.registry import width_kwargs
     from pvr_keras.tasks import TokenTask
 
     task = TokenTask(window=2)

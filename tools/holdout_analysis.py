@@ -23,9 +23,9 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000):
     compat.import_tensorflow_quietly()
     import keras
 
-    from pvr_keras import analysis, data, models  # noqa: F401  (custom layers)
-    from pvr_keras.sweeps import ResultsDir, TokenRun
-    from pvr_keras.sweeps.grid import FIELDS
+    from pvr_keras import analysis, data, identity
+    from pvr_keras.sweeps import ResultsDir
+    from pvr_keras.training import load_model
 
     results_dir = pathlib.Path(results_dir)
     records, _ = ResultsDir(results_dir).read()
@@ -38,9 +38,9 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000):
         if not path.is_file():
             print(f"{line['id']}: no model.keras, skipped")
             continue
-        run = TokenRun(**{k: line[k] for k in FIELDS if k in line})
-        task = run.task()
-        model = keras.saving.load_model(path, compile=False)
+        run = identity.from_line(line)
+        task = run.task
+        model = load_model(path, run.model)
         x, y = data.token_arrays(task, test_examples, split="test", seed=run.seed,
                                  holdout=run.holdout)  # fmt: skip
         xt, yt = data.token_arrays(task, train_examples, split="train", seed=run.seed,
@@ -63,10 +63,7 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000):
 
 
 def write(summaries, results_dir):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from pvr_keras import figures
 
     results_dir = pathlib.Path(results_dir)
     (results_dir / "holdout_analysis.json").write_text(json.dumps(summaries, indent=1) + "\n")
@@ -85,29 +82,8 @@ def write(summaries, results_dir):
                     " ".join(f"{v:.4f}" for v in t["train_rate_given_digit_anywhere"]),
                     f"{t['train_rate']:.4f}",
                 ])  # fmt: skip
-    if not summaries:
-        return
-    cols = min(4, len(summaries))
-    rows = -(-len(summaries) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows), squeeze=False)
-    for ax, s in zip(axes.flat, summaries, strict=False):
-        counts = s["predicted_counts"]
-        labels = {t["label"] for t in s["tuples"]}
-        colors = ["tab:green" if c in labels else "tab:gray" for c in range(len(counts))]
-        ax.bar(range(len(counts)), counts, color=colors)
-        base = "".join(map(str, s["holdout_values"]))
-        ax.set_title(f"w{s['window']} k={s['holdout']} of ({base}) s{s['seed']}\n"
-                     f"held-out acc {s['accuracy']:.2f}, IID {s['iid_test_accuracy'] or 0:.2f}",
-                     fontsize=8)  # fmt: skip
-        ax.set_xticks(range(len(counts)))
-        ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(summaries) :]:
-        ax.axis("off")
-    fig.suptitle("Predicted labels on the held-out test windows (green: their true labels)",
-                 fontsize=9)  # fmt: skip
-    fig.tight_layout()
-    fig.savefig(results_dir / "holdout_analysis.png", dpi=110)
-    plt.close(fig)
+    if summaries:
+        figures.held_out_predictions(summaries, results_dir / "holdout_analysis.png")
 
 
 def main(argv=None):

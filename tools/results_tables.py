@@ -106,6 +106,7 @@ def figure7(study):
         held = logits["models"]["holdout"]["subsets"]["pointer to top right"]
         iid = logits["models"]["IID"]["subsets"]["pointer to top right"]
         config = json.loads((run / "config.json").read_text())
+        config = config.get("run", config)  # the run's identity (flat before the run config)
         rows.append([
             f"{config['model']}, width {config['width']}",
             f"{_f(records['iid'].get('final', {}).get('train_eval_accuracy'))} / "

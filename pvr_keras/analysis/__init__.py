@@ -1,7 +1,8 @@
 """Analyses of the paper: noise sensitivity (Section 4.1, Appendix C), CKA between learned
-representations (Section 6.1, Appendix E), activations by layer name, logit analysis
-(Figure 8), fast/slow learners (Section 6.1), and the label frequencies a mod_sum representation
-uses (what its CKA with another seed depends on)."""
+representations, layer by layer (Section 6.1, Appendix E), activations by layer name, logit
+analysis (Figure 8), fast/slow learners (Section 6.1), what holdout runs predict on their
+held-out windows, and the label frequencies a mod_sum representation uses (what its CKA with
+another seed depends on)."""
 
 from pvr_keras.analysis.activations import activations
 from pvr_keras.analysis.cka import (
@@ -23,16 +24,19 @@ from pvr_keras.analysis.dynamics import (
 )
 from pvr_keras.analysis.frequencies import label_frequencies, main_frequencies
 from pvr_keras.analysis.holdout import held_out_summary, windows_of
-from pvr_keras.analysis.logits import mean_logits_by_class
+from pvr_keras.analysis.logits import logit_analysis, mean_logits_by_class
 from pvr_keras.analysis.noise import bits_per_token, noise_sensitivity, noise_sensitivity_runs
+from pvr_keras.analysis.representations import block_layers, cka_by_layer, mean_by_kind
 
 __all__ = [
     "Learner",
     "MinibatchCKA",
     "activations",
     "bits_per_token",
+    "block_layers",
     "center_gram",
     "cka",
+    "cka_by_layer",
     "classify",
     "describe_rule",
     "fit_epoch",
@@ -41,8 +45,10 @@ __all__ = [
     "held_out_summary",
     "hsic_unbiased",
     "label_frequencies",
+    "logit_analysis",
     "linear_cka",
     "main_frequencies",
+    "mean_by_kind",
     "mean_logits_by_class",
     "noise_sensitivity",
     "noise_sensitivity_runs",

@@ -1,4 +1,4 @@
-"""Logit analysis (Figure 8 and Figure 15): what a model predicts, per true class."""
+"""Logit analysis (Figures 8 and 15): what a model predicts, per true class and per cell."""
 
 import numpy as np
 
@@ -35,3 +35,59 @@ def mean_logits_by_class(logits, labels, num_classes):
     counts = np.bincount(labels.astype(np.int64), minlength=num_classes)[:, None]
     with np.errstate(invalid="ignore"):
         return sums / counts
+
+
+CELLS = ("top right", "bottom left", "bottom right")  # the value cells of a 2x2 block
+
+
+def logit_analysis(task, logits, cell_labels, labels):
+    """Figure 8's numbers for each model, from their logits on the same held-out test set.
+
+    For each model: its accuracy; per subset of the examples (pointer 0 with label 1-3, as
+    the paper's Figure 8; and the examples whose pointer names each value cell) the count,
+    mean logit vector and accuracy, and for the cell subsets the mean logit of the classes
+    held out in that cell against the other classes (how far the holdout pushed them down);
+    and the mean logit vector per true class.
+
+    Args:
+        task: the 2x2 ``BlockTask``.
+        logits: ``{model name: (N, 10) logits}`` on the same held-out test examples.
+        cell_labels: (N, 4) class of every cell (cell 0 the pointer digit).
+        labels: (N,) true labels.
+
+    Returns:
+        ``{model name: summary}`` (JSON-ready).
+    """
+    pointer = np.asarray(cell_labels)[:, 0]
+    labels = np.asarray(labels)
+    named = task.named_cell(pointer)  # 1..3
+    subsets = {"pointer 0, label 1-3": (pointer == 0) & np.isin(labels, (1, 2, 3))}
+    for k, name in enumerate(CELLS):
+        subsets[f"pointer to {name}"] = named == k + 1
+    held = dict(zip(CELLS, task.holdout_classes(), strict=True))
+    result = {}
+    for model, z in logits.items():
+        z = np.asarray(z, np.float64)
+        predicted = z.argmax(axis=1)
+        groups = {}
+        for name, mask in subsets.items():
+            mean = z[mask].mean(axis=0) if mask.any() else np.full(z.shape[1], np.nan)
+            groups[name] = {
+                "count": int(mask.sum()),
+                "mean_logits": mean.tolist(),
+                "accuracy": float((predicted[mask] == labels[mask]).mean()) if mask.any() else None,
+            }
+        for name in CELLS:  # how much the held-out classes are pushed down
+            group = groups[f"pointer to {name}"]
+            mask = np.zeros(z.shape[1], bool)
+            mask[list(held[name])] = True
+            mean = np.asarray(group["mean_logits"])
+            group["held_out_classes"] = list(held[name])
+            group["mean_logit_held_out"] = float(mean[mask].mean())
+            group["mean_logit_other"] = float(mean[~mask].mean())
+        result[model] = {
+            "accuracy": float((predicted == labels).mean()),
+            "subsets": groups,
+            "mean_logits_by_class": mean_logits_by_class(z, labels, task.num_classes).tolist(),
+        }
+    return result

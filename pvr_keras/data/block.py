@@ -289,3 +289,11 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
     return collect_arrays(
         examples, num_examples, key, ("x", "y", "cell_labels", "offsets", "image_index")
     )
+
+
+def prepare(task, data_dir=None, *, download=True):
+    """Prepares the TFDS images the task draws from in ``data_dir`` (the block and sequence
+    kinds' ``prepare``): a no-op when they are there; downloads them if allowed."""
+    from pvr_keras.data import images
+
+    images.prepare_sources(task.sources, data_dir, download=download)

@@ -151,3 +151,11 @@ def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None
     _validate(task, num_examples, split, seed, holdout, 1)
     examples, key = make_examples(task, seed, split, holdout, data_dir)
     return collect_arrays(examples, num_examples, key, ("x", "y", "tokens", "image_index"))
+
+
+def prepare(task, data_dir=None, *, download=True):
+    """Prepares the TFDS images the task draws from in ``data_dir`` (the block and sequence
+    kinds' ``prepare``): a no-op when they are there; downloads them if allowed."""
+    from pvr_keras.data import images
+
+    images.prepare_sources(("mnist",), data_dir, download=download)

@@ -4,6 +4,7 @@ import keras
 
 from pvr_keras.models.common import CheckedModel, check_positive, token_input
 from pvr_keras.models.layers import ClassToken
+from pvr_keras.registry import register_model
 
 LAYER_NORM_EPSILON = 1e-5  # torch.nn.LayerNorm default
 
@@ -27,6 +28,10 @@ def _mixer_block(x, *, token_dim, channel_dim, name):
     return keras.layers.Add(name=name)([x, y])
 
 
+@register_model(
+    "mixer", kind="token", params=8_495_674,
+    widths={"dim": 512, "token_dim": 768, "channel_dim": 2048},
+)  # fmt: skip
 def mixer(
     *,
     seq_len=11,

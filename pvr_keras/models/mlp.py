@@ -3,8 +3,13 @@
 import keras
 
 from pvr_keras.models.common import CheckedModel, check_positive, token_input
+from pvr_keras.registry import register_model
 
 
+@register_model(
+    "mlp", kind="token", params=1_445_194,
+    widths={"embed_dim": 64, "widths": (512, 1024, 512, 64)},
+)  # fmt: skip
 def mlp(
     *, seq_len=11, vocab=10, num_classes=10, embed_dim=64, widths=(512, 1024, 512, 64), name="mlp"
 ):
@@ -49,6 +54,10 @@ def dense_stack(x, widths):
     return x
 
 
+@register_model(
+    "mlp2x", kind="token", params=5_052_426,
+    widths={"embed_dim": 64, "widths": (1024, 2048, 1024, 128)},
+)  # fmt: skip
 def mlp2x(
     *,
     seq_len=11,

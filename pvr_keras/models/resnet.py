@@ -3,6 +3,7 @@
 import keras
 
 from pvr_keras.models.common import CheckedModel, check_positive, image_input
+from pvr_keras.registry import register_model
 
 # torchvision initialises convolutions with kaiming_normal_(mode="fan_out", nonlinearity="relu").
 CONV_INIT = keras.initializers.VarianceScaling(2.0, "fan_out", "untruncated_normal")
@@ -33,6 +34,8 @@ def _basic_block(x, filters, stride, *, name):
     return keras.layers.ReLU(name=name)(y)
 
 
+# --width sets the base channels (torchvision: 64); parameters: torchvision's, 10 classes.
+@register_model("resnet18", kind="image", params=11_181_642, width_arg="width")
 def resnet18(input_shape, num_classes=10, *, width=64, name="resnet18"):
     """torchvision's ResNet18: 11,181,642 trainable parameters for 3 channels, 10 classes.
 

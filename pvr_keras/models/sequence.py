@@ -8,6 +8,7 @@ from pvr_keras.models.layers import ClassToken, PositionEmbedding
 from pvr_keras.models.mixer import LAYER_NORM_EPSILON, _mixer_block
 from pvr_keras.models.mlp import dense_stack
 from pvr_keras.models.transformer import _encoder_block
+from pvr_keras.registry import register_model
 
 HEADS = ("mlp", "transformer", "mixer")
 
@@ -86,6 +87,7 @@ def _encode(images, conv_widths, dim):
     return UnfoldSequence(seq_len, name="embedding")(x)  # (batch, seq, dim)
 
 
+@register_model("image_sequence", kind="sequence")
 def image_sequence(
     *,
     seq_len=11,

@@ -4,6 +4,7 @@ import keras
 
 from pvr_keras.models.common import CheckedModel, check_positive, token_input
 from pvr_keras.models.layers import ClassToken, PositionEmbedding
+from pvr_keras.registry import register_model
 
 LAYER_NORM_EPSILON = 1e-5  # torch.nn.LayerNorm default
 
@@ -20,6 +21,10 @@ def _encoder_block(x, *, heads, mlp_dim, name):
     return keras.layers.Add(name=name)([x, y])
 
 
+@register_model(
+    "transformer", kind="token", params=8_429_066,
+    widths={"dim": 512, "mlp_dim": 1024}, width_multiple=4,  # dim: a multiple of the heads
+)  # fmt: skip
 def transformer(
     *,
     seq_len=11,

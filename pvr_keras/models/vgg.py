@@ -4,6 +4,7 @@ import keras
 
 from pvr_keras.models.common import CheckedModel, check_positive, image_input
 from pvr_keras.models.layers import AdaptiveAveragePooling2D
+from pvr_keras.registry import register_model
 
 # torchvision's configuration "A": conv widths in units of ``width``, "M" a 2x2 max pool.
 VGG11 = (1, "M", 2, "M", 4, 4, "M", 8, 8, "M", 8, 8, "M")
@@ -13,6 +14,8 @@ DENSE_INIT = keras.initializers.RandomNormal(stddev=0.01)
 BN = {"epsilon": 1e-5, "momentum": 0.9}  # torch BatchNorm2d defaults
 
 
+# --width sets the base channels (torchvision: 64); parameters: torchvision's, 10 classes.
+@register_model("vgg11_bn", kind="image", params=128_812_810, width_arg="width")
 def vgg11_bn(input_shape, num_classes=10, *, width=64, dropout=0.5, name="vgg11_bn"):
     """torchvision's VGG11-BN: 128,812,810 trainable parameters for 3 channels, 10 classes.
 

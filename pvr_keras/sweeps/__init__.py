@@ -1,4 +1,4 @@
-"""Sweeps: grids of token-task runs trained once each, recorded as JSON lines, plotted.
+"""Sweeps: grids of runs (any task kind) trained once each, recorded as JSON lines, plotted.
 
     from pvr_keras import sweeps
     runs = sweeps.expand({"seed": [0, 1], "window": [1, 2], "num_examples": [1000, 10000]},
@@ -13,9 +13,9 @@ or split the grid (``--shard i/n``, ``grid.shard``).
 """
 
 from pvr_keras.sweeps.claims import Claim, Claims
-from pvr_keras.sweeps.engine import result_line, run_sweep, train_token_run
+from pvr_keras.sweeps.engine import result_line, run_sweep, train_run
 from pvr_keras.sweeps.figures import FIGURES, make_figures, plot, summarise
-from pvr_keras.sweeps.grid import TokenRun, expand, parse_shard, shard, unique
+from pvr_keras.sweeps.grid import Run, expand, fields_of, parse_shard, shard, unique
 from pvr_keras.sweeps.results import (
     FORMAT,
     FORMAT_VERSION,
@@ -32,8 +32,9 @@ __all__ = [
     "Claims",
     "IncompatibleResultsError",
     "ResultsDir",
-    "TokenRun",
+    "Run",
     "expand",
+    "fields_of",
     "make_figures",
     "parse_lines",
     "parse_shard",
@@ -42,6 +43,6 @@ __all__ = [
     "run_sweep",
     "shard",
     "summarise",
-    "train_token_run",
+    "train_run",
     "unique",
 ]

@@ -10,18 +10,19 @@ fine. See ``results.py`` for why a kill at any moment loses no record and corrup
 import time
 
 from pvr_keras.sweeps.claims import Claims
-from pvr_keras.sweeps.grid import TokenRun, shard, unique
+from pvr_keras.sweeps.grid import shard, unique
 from pvr_keras.sweeps.results import ResultsDir
 
 CURVES = ("train_eval_accuracy", "test_accuracy", "train_loss", "test_loss")
 
 
-def train_token_run(run, run_dir, *, save_model=True, verbose=0, input=None):
-    """Trains one ``TokenRun`` into ``run_dir`` (``training.runs.token_run``); returns its
-    record. ``input``: ``"device"`` or ``"tfdata"`` (default: device input on JAX)."""
+def train_run(run, run_dir, *, save_model=True, verbose=0, input=None):
+    """Trains one ``Run`` (any kind) into ``run_dir`` (``training.runs.run``); returns its
+    record. ``input``: ``"device"`` or ``"tfdata"`` (default: the run's, else device input
+    on JAX)."""
     from pvr_keras.training import runs
 
-    return runs.token_run(run, run_dir, save_model=save_model, verbose=verbose, input=input)
+    return runs.run(run, run_dir, save_model=save_model, verbose=verbose, input=input)
 
 
 def result_line(run, record, sweep):
@@ -55,7 +56,7 @@ def result_line(run, record, sweep):
 
 
 class _Progress:
-    """Runs done / total and an ETA weighted by each run's rough cost (``TokenRun.cost``)."""
+    """Runs done / total and an ETA weighted by each run's rough cost (``Run.cost``)."""
 
     def __init__(self, name, total, done, todo, log):
         self.name, self.total, self.done, self.log = name, total, done, log
@@ -71,10 +72,8 @@ class _Progress:
         eta = elapsed / self.cost_done * self.cost_left if self.cost_done else float("nan")
         flag = " FAILED" if line["failed"] else ""
         self.log(
-            f"[{self.name}] {self.done}/{self.total} runs done | {run.model} w{run.window} "
-            f"{run.aggregation}{'' if run.pointer else ' no-pointer'}"
-            f"{f' holdout {run.holdout}' if run.holdout else ''} n={run.num_examples} "
-            f"seed {run.seed}: train {_fmt(line['train_accuracy'])} test "
+            f"[{self.name}] {self.done}/{self.total} runs done | {run.run_id.rsplit('-', 1)[0]}"
+            f": train {_fmt(line['train_accuracy'])} test "
             f"{_fmt(line['test_accuracy'])}{flag} ({line['wall_time_s'] / 60:.1f} min) | "
             f"elapsed {elapsed / 60:.1f} min, ETA {eta / 60:.1f} min"
         )
@@ -93,20 +92,20 @@ def run_sweep(
     shard_index=0,
     shard_count=1,
     claims=True,
-    trainer=train_token_run,
+    trainer=train_run,
     log=print,
 ):
     """Trains every run of ``runs`` that ``results_dir`` has no record of.
 
     Args:
-        runs: ``TokenRun`` list, the whole grid (repeats are dropped).
+        runs: ``Run`` list (any kind), the whole grid (repeats are dropped).
         results_dir: the results directory (created if needed).
         name: the sweep's name; its run ids and ``figure`` go to ``sweeps/<name>.json``.
         figure: JSON-ready plotting spec for ``sweeps.figures`` (or None).
         shard_index, shard_count: train only shard ``i`` of ``n`` (``grid.shard``).
         claims: claim each run before training it (needed when several workers share
             ``results_dir`` without disjoint shards; harmless otherwise).
-        trainer: ``(run, run_dir) -> run record``; ``train_token_run`` by default.
+        trainer: ``(run, run_dir) -> run record``; ``train_run`` by default.
         log: where progress lines go.
 
     Returns:
@@ -122,7 +121,7 @@ def run_sweep(
     """
     runs = unique(runs)
     if not runs:
-        raise ValueError("runs must hold at least one TokenRun")
+        raise ValueError("runs must hold at least one Run")
     if not isinstance(name, str) or not name or "/" in name:
         raise ValueError(f"name must be a non-empty string without '/'; received {name!r}")
     mine = shard(runs, shard_index, shard_count)
@@ -190,4 +189,4 @@ def run_sweep(
     }
 
 
-__all__ = ["TokenRun", "result_line", "run_sweep", "train_token_run"]
+__all__ = ["result_line", "run_sweep", "train_run"]

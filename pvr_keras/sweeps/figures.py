@@ -1,276 +1,18 @@
-"""Paper-style plots of sweep results: accuracy against one field, one line per another.
+"""Figures of a sweep results directory: every sweep drawn as the paper does.
 
-A figure spec (a JSON-ready dict, stored with each sweep) says what to draw::
+    python tools/make_figures.py RESULTS          # or sweeps.make_figures(RESULTS)
 
-    {"title": ..., "x": "num_examples", "line": "window", "panels": ["model"],
-     "metrics": ["test_accuracy", "train_accuracy"], "discard_below": None}
-
-One panel per value of the ``panels`` fields (and of any other config field that varies in
-the records, so no two settings are ever averaged together); in each, one line per value of
-``line``; points are the mean over seeds with the standard deviation as error bars. Failed
-runs (the paper's rule: final training accuracy < 20%, or NaN loss) are drawn as crosses and
-left out of the mean, never dropped silently. With ``discard_below`` (Figure 14: 0.6), runs
-whose final training accuracy is below it are drawn as open circles and left out as well.
+The drawing itself (``plot``, ``summarise``, the figure specs ``FIGURES``) is
+``pvr_keras.figures.sweeps``; this module finds the sweeps of a results directory and their
+records.
 """
 
-import csv
-import json
-import math
 import pathlib
 
-import matplotlib
-import matplotlib.ticker
-import numpy as np
-from matplotlib.figure import Figure
-
-from pvr_keras.sweeps.grid import FIELDS
+from pvr_keras.figures.sweeps import FIGURES, check_spec, plot, summarise, write_csv
 from pvr_keras.sweeps.results import ResultsDir
 
-FIGURES = {
-    "size_window": {
-        "title": "Accuracy vs training-set size, per window and architecture (Figures 9-11)",
-        "x": "num_examples",
-        "line": "window",
-        "panels": ["model"],
-        "metrics": ["test_accuracy", "train_accuracy"],
-        "discard_below": None,
-    },
-    "aggregations": {
-        "title": "Test accuracy per aggregation (Figure 16)",
-        "x": "num_examples",
-        "line": "window",
-        "panels": ["aggregation"],
-        "metrics": ["test_accuracy"],
-        "discard_below": None,
-    },
-    "pointer": {
-        "title": "Without and with pointer (Figure 17)",
-        "x": "num_examples",
-        "line": "window",
-        "panels": ["pointer"],
-        "metrics": ["test_accuracy"],
-        "discard_below": None,
-    },
-    "holdout": {
-        "title": "Holdout-k: test only on held-out windows (Figure 14)",
-        "x": "holdout",
-        "line": "num_examples",
-        "panels": ["window"],
-        "metrics": ["test_accuracy", "train_accuracy"],
-        "discard_below": 0.6,
-    },
-}
-LABELS = {
-    "num_examples": "training examples",
-    "holdout": "held-out permutations k",
-    "test_accuracy": "test accuracy",
-    "train_accuracy": "training accuracy (evaluated)",
-}
-CHANCE = 0.1  # 10 token values, 10 classes
-
-
-def _value_label(field, value):
-    if field == "pointer":
-        return "with pointer" if value else "without pointer"
-    if field == "window":
-        return f"window {value} (m={value - 1})"
-    if field == "num_examples":
-        return f"n={value:,}"
-    if field == "holdout_values":  # None: the paper's main-text tuple (0, 1, ..., m)
-        return f"held out: orders of {'(0, ..., m)' if value is None else value}"
-    return f"{field}={value}" if not isinstance(value, str) else value
-
-
-def _compact(value):
-    """1000 -> 1k, 50000000 -> 50M: short tick labels."""
-    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 1000:
-        for div, unit in ((1e6, "M"), (1e3, "k")):
-            if value >= div:
-                return f"{value / div:g}{unit}"
-    return str(value)
-
-
-def _span(values):
-    return str(values[0]) if values[0] == values[-1] else f"{values[0]}-{values[-1]}"
-
-
-def _key(record, field):
-    value = record.get(field)
-    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
-
-
-def check_spec(spec):
-    """A figure spec with defaults filled in, or a ValueError that says what is wrong."""
-    if not isinstance(spec, dict):
-        raise ValueError(f"a figure spec must be a dict; received {spec!r}")
-    spec = {**FIGURES["size_window"], "title": "", **spec}
-    if spec["discard_below"] is not None and not 0 <= spec["discard_below"] <= 1:
-        raise ValueError(f"discard_below must be in [0, 1]; received {spec['discard_below']!r}")
-    for name in (spec["x"], spec["line"], *spec["panels"]):
-        if name not in FIELDS:
-            raise ValueError(
-                f"figure fields must be run fields ({', '.join(FIELDS)}); received {name!r}"
-            )
-    return spec
-
-
-def _order(value):
-    """A sort key for any mix of None, numbers, strings and tuples of them (None last)."""
-    if isinstance(value, tuple | list):
-        return (False, "tuple", tuple(_order(v) for v in value))
-    return (value is None, str(type(value)), value if value is not None else 0)
-
-
-def _sort(values):
-    return sorted(values, key=_order)
-
-
-def summarise(records, spec, metric):
-    """Rows of a figure: one per (panel, line, x) with mean/std over the kept seeds."""
-    spec = check_spec(spec)
-    x, line = spec["x"], spec["line"]
-    varying = [
-        f
-        for f in FIELDS
-        if f not in (x, line, "seed") and len({str(_key(r, f)) for r in records}) > 1
-    ]
-    panel_fields = list(spec["panels"]) + [f for f in varying if f not in spec["panels"]]
-    groups = {}
-    for record in records:
-        key = (tuple(_key(record, f) for f in panel_fields), _key(record, line), _key(record, x))
-        groups.setdefault(key, []).append(record)
-    rows = []
-    for (panel, line_value, x_value), group in groups.items():
-        kept, failed, discarded = [], [], []
-        for record in group:
-            value = record.get(metric)
-            if record.get("failed") or value is None:
-                failed.append(value)
-            elif spec["discard_below"] is not None and not (
-                (record.get("train_accuracy") or 0.0) >= spec["discard_below"]
-            ):
-                discarded.append(value)
-            else:
-                kept.append(value)
-        rows.append(
-            {
-                **dict(zip(panel_fields, panel, strict=True)),
-                line: line_value,
-                x: x_value,
-                "metric": metric,
-                "mean": float(np.mean(kept)) if kept else None,
-                "std": float(np.std(kept)) if kept else None,
-                "seeds": len(kept),
-                "failed": len(failed),
-                "discarded": len(discarded),
-                "failed_values": failed,
-                "discarded_values": discarded,
-                "_panel": panel,
-            }
-        )
-    rows.sort(key=lambda r: (str(r["_panel"]), str(r[line]), r[x] if r[x] is not None else 0))
-    return rows, panel_fields
-
-
-def plot(records, spec, path, metric="test_accuracy"):
-    """Draws ``metric`` of ``records`` as the paper does and saves a PNG at ``path``.
-
-    Args:
-        records: result lines (dicts) of one sweep.
-        spec: figure spec (see the module docstring).
-        path: where the PNG goes.
-        metric: ``"test_accuracy"`` or ``"train_accuracy"``.
-
-    Returns:
-        The summary rows drawn (see ``summarise``).
-    """
-    if not records:
-        raise ValueError("no records to plot")
-    spec = check_spec(spec)
-    rows, panel_fields = summarise(records, spec, metric)
-    x, line = spec["x"], spec["line"]
-    panels = _sort({r["_panel"] for r in rows}) if len(panel_fields) else [()]
-    ncols = min(4, len(panels))
-    nrows = math.ceil(len(panels) / ncols)
-    # A Figure, not pyplot: plotting never switches the program's matplotlib backend.
-    fig = Figure(figsize=(max(6.4, 4.2 * ncols), 3.4 * nrows + 0.9))
-    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
-    line_values = _sort({r[line] for r in rows})
-    # Training-set sizes on one scale in every panel, so that panels compare by eye.
-    all_xs = [r[x] for r in rows if r[x] is not None]
-    colors = {
-        v: matplotlib.colormaps["viridis"](i / max(1, len(line_values) - 1) * 0.9)
-        for i, v in enumerate(line_values)
-    }
-    for ax, panel in zip(axes.flat, panels, strict=False):
-        mine = [r for r in rows if r["_panel"] == panel]
-        for value in line_values:
-            pts = [r for r in mine if r[line] == value]
-            if not pts:
-                continue
-            good = [r for r in pts if r["mean"] is not None]
-            color = colors[value]
-            ax.errorbar(
-                [r[x] for r in good],
-                [r["mean"] for r in good],
-                yerr=[r["std"] for r in good],
-                color=color,
-                marker="o",
-                ms=4,
-                capsize=3,
-                label=_value_label(line, value),
-            )
-            for r in pts:
-                fails = [v for v in r["failed_values"] if v is not None]
-                ax.scatter([r[x]] * len(fails), fails, marker="x", color=color, s=40, zorder=3)
-                ax.scatter(
-                    [r[x]] * len(r["discarded_values"]),
-                    r["discarded_values"],
-                    marker="o",
-                    facecolors="none",
-                    edgecolors=color,
-                    s=40,
-                    zorder=3,
-                )
-        ax.axhline(CHANCE, color="grey", lw=0.8, ls=":")
-        parts = [_value_label(f, v) for f, v in zip(panel_fields, panel, strict=True)]
-        # The first field on a line of its own, the others on the next.
-        title = "\n".join(filter(None, [parts[0] if parts else "", ", ".join(parts[1:])]))
-        ax.set_title(title, fontsize=9)
-        ax.set(xlabel=LABELS.get(x, x), ylim=(-0.02, 1.02))
-        xs = sorted({r[x] for r in mine if r[x] is not None})
-        if x == "num_examples":
-            ax.set_xscale("log")
-            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-            ax.set_xlim(min(all_xs) / 1.5, max(all_xs) * 1.5)
-        ax.set_xticks(xs, [_compact(v) for v in xs])
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="best")
-    for ax in axes[:, 0]:
-        ax.set_ylabel(LABELS.get(metric, metric))
-    for ax in list(axes.flat)[len(panels) :]:
-        ax.axis("off")
-    seeds = sorted({r["seeds"] + r["failed"] + r["discarded"] for r in rows})
-    n_failed = sum(r["failed"] for r in rows)
-    n_discarded = sum(r["discarded"] for r in rows)
-    note = (
-        f"points: mean ± std over seeds ({_span(seeds)} runs per point); dotted: "
-        f"chance. x: failed run (final training accuracy < 20% or NaN loss, the paper's "
-        f"rule), shown, not averaged ({n_failed} runs)."
-    )
-    if spec["discard_below"] is not None:
-        note += (
-            f"\no: discarded, final training accuracy < {spec['discard_below']:.0%} as the "
-            f"paper does for Figure 14; shown, not averaged ({n_discarded} runs)."
-        )
-    fig.suptitle(spec["title"] or metric, fontsize=10)
-    fig.text(0.01, 0.005, note, fontsize=7, va="bottom", wrap=True)
-    fig.tight_layout(rect=(0, 0.09 if spec["discard_below"] is not None else 0.06, 1, 0.97))
-    fig.savefig(path, dpi=110)
-    return rows
-
-
-CSV_COLUMNS = ("metric", "mean", "std", "seeds", "failed", "discarded")
+__all__ = ["FIGURES", "make_figures", "plot", "summarise"]
 
 
 def _sweeps(results, records):
@@ -335,22 +77,13 @@ def make_figures(results_dir, out=None, only=None, log=print):
         if not mine:
             log(f"{name}: no finished run yet, nothing drawn")
             continue
-        spec = check_spec(spec)
+        spec = check_spec(spec, mine)
         rows, paths = [], []
         for metric in spec["metrics"]:
             paths.append(out / f"{name}_{metric}.png")
             rows += plot(mine, spec, paths[-1], metric=metric)
         paths.append(out / f"{name}.csv")
-        _write_csv(paths[-1], rows)
+        write_csv(paths[-1], rows)
         written += paths
         log(f"{name}: {len(mine)}/{expected} runs drawn -> {', '.join(str(p) for p in paths)}")
     return written
-
-
-def _write_csv(path, rows):
-    fields = [f for f in rows[0] if f not in CSV_COLUMNS and not f.startswith("_")]
-    fields = [f for f in fields if not f.endswith("_values")]
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, [*fields, *CSV_COLUMNS], extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)

@@ -1,19 +1,23 @@
-"""Runs of a sweep: grids of ``TokenRun`` (``training.runs``), unique runs, shards.
+"""Runs of a sweep: grids of ``runconfig.Run`` of any task kind, unique runs, shards.
 
-A run is a ``TokenRun``: the task (window, aggregation, pointer, holdout), the model, the
-training-set size, the seed and the training recipe. Its id is a readable prefix plus a hash
-of the whole config, so the same configuration gets the same id on every machine, every run
-and every Python version, and any change (one more epoch) gives a new id.
+A run's id is a readable prefix plus a hash of its identity (``pvr_keras.identity``), so the
+same configuration gets the same id on every machine, every run and every Python version,
+and any change (one more epoch) gives a new id.
 """
 
-import dataclasses
 import itertools
 
-# TokenRun (one run of a token task) lives with the code that trains it; re-exported here.
-from pvr_keras.training.runs import FIELDS, LATER_FIELDS, TOKEN_MODELS, TokenRun
+from pvr_keras.runconfig import Run, section_fields
 
-__all__ = ["FIELDS", "LATER_FIELDS", "TOKEN_MODELS", "TokenRun", "expand", "parse_shard",
-           "shard", "unique"]  # fmt: skip
+__all__ = ["Run", "expand", "fields_of", "parse_shard", "shard", "unique"]
+
+
+def fields_of(kind="token"):
+    """The flat field names of a kind's runs but its system fields (grid axes, figures)."""
+    from pvr_keras import kinds
+
+    owner = section_fields(kinds.kind(kind))
+    return tuple(name for name, section in owner.items() if section not in ("kind", "system"))
 
 
 def expand(axes, base=None):
@@ -22,10 +26,11 @@ def expand(axes, base=None):
     Args:
         axes: ``{field: values}``, e.g. ``{"seed": [0, 1], "window": [1, 2]}``; the first
             axis varies slowest, so listing ``seed`` first finishes a whole seed early.
-        base: ``TokenRun`` (or dict of its fields) with the fixed fields.
+        base: a ``Run`` (any kind), or a dict of token-run fields (default: the token kind's
+            default run).
 
     Returns:
-        A list of ``TokenRun``; every one is validated before any work starts.
+        A list of ``Run``; every one is checked before any work starts.
 
     Example:
         >>> runs = expand({"window": [1, 2], "num_examples": [1000, 3000]})
@@ -33,15 +38,19 @@ def expand(axes, base=None):
         [(1, 1000), (1, 3000)]
     """
     if base is None:
-        base = TokenRun()
+        base = Run.make("token")
     elif isinstance(base, dict):
-        base = TokenRun(**base)
+        base = Run.make("token", **base)
+    elif not isinstance(base, Run):
+        raise ValueError(f"base must be a Run or a dict of fields; received {base!r}")
     if not isinstance(axes, dict) or not axes:
         raise ValueError(f"axes must be a non-empty dict of field -> values; received {axes!r}")
-    unknown = [name for name in axes if name not in FIELDS]
+    known = fields_of(base.kind)
+    unknown = [name for name in axes if name not in known]
     if unknown:
         raise ValueError(
-            f"grid axes must be fields of TokenRun ({', '.join(FIELDS)}); received {unknown}"
+            f"grid axes must be fields of a {base.kind} run ({', '.join(known)}); "
+            f"received {unknown}"
         )
     for name, values in axes.items():
         if isinstance(values, str | bytes) or not hasattr(values, "__iter__") or not values:
@@ -50,7 +59,7 @@ def expand(axes, base=None):
             )
     names = list(axes)
     return [
-        dataclasses.replace(base, **dict(zip(names, combo, strict=True)))
+        base.replace(**dict(zip(names, combo, strict=True)))
         for combo in itertools.product(*(list(axes[n]) for n in names))
     ]
 
@@ -59,8 +68,8 @@ def unique(runs):
     """``runs`` without repeated configurations (first occurrence kept, order kept)."""
     seen, out = set(), []
     for run in runs:
-        if not isinstance(run, TokenRun):
-            raise ValueError(f"runs must be TokenRun instances; received {type(run).__name__}")
+        if not isinstance(run, Run):
+            raise ValueError(f"runs must be Run instances; received {type(run).__name__}")
         if run.run_id not in seen:
             seen.add(run.run_id)
             out.append(run)

@@ -25,6 +25,7 @@ import dataclasses
 
 import numpy as np
 
+from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregation
 from pvr_keras.tasks.token import check_int
 
@@ -61,11 +62,13 @@ class BlockTask:
         2
     """
 
-    grid: int = 2
-    cell: int = 40
-    values: str = "mnist"
-    window: int = 1
-    aggregation: str = "mod_sum"
+    grid: int = field("cells per side (2 or 3)", default=2)
+    cell: int = field("side of a cell in pixels (the paper: 40)", default=40)
+    values: str = field("images of the value cells", SOURCES, default="mnist")
+    window: int = field("value cells aggregated (complexity + 1)", default=1)
+    aggregation: str = field(
+        "how the window's classes make the label", AGGREGATIONS, default="mod_sum"
+    )
 
     def __post_init__(self):
         check_int("grid", self.grid, 2)

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregation
 
 WINDOW_MODES = ("cyclic", "restricted")
@@ -60,13 +61,19 @@ class TokenTask:
         6
     """
 
-    seq_len: int = 11
-    num_values: int = 10
-    window: int = 1
-    aggregation: str = "mod_sum"
-    window_mode: str = "cyclic"
-    pointer: bool = True
-    holdout_values: tuple[int, ...] | None = None
+    seq_len: int = field("tokens per sequence, pointer included", default=11)
+    num_values: int = field("token values (and classes)", default=10)
+    window: int = field("window size (complexity + 1)", default=1)
+    aggregation: str = field(
+        "how the window's values make the label", AGGREGATIONS, default="mod_sum"
+    )
+    window_mode: str = field(
+        "windows wrap around, or only fitting ones are drawn", WINDOW_MODES, default="cyclic"
+    )
+    pointer: bool = field("--no-pointer: pointer always 0 (Appendix D)", default=True)
+    holdout_values: tuple[int, ...] | None = field(
+        "the tuple whose permutations holdout-k holds out (none: 0..window-1)", default=None
+    )
 
     def __post_init__(self):
         check_int("seq_len", self.seq_len, 2)

@@ -1,7 +1,7 @@
 """Training: the paper's recipes, the fit glue with run records, and resume after a kill.
 
-The names below load on first use, so that ``pvr_keras.training.recipe`` (and a recipe's
-config checks) can be imported without Keras or TensorFlow.
+The names below load on first use, so that ``pvr_keras.training.recipe`` can be imported
+without Keras or TensorFlow.
 """
 
 import importlib
@@ -16,7 +16,8 @@ _EXPORTS = {
     "TrainRecipe": "recipe",
     "read_record": "records",
     "WarmupCosine": "schedules",
-    "TokenRun": "runs",
+    "run": "runs",
+    "load_model": "evaluate",
     "load_run": "evaluate",
     "FinishedRun": "evaluate",
 }

@@ -6,11 +6,12 @@
     run.evaluate(holdout=0, seed=7)         # an IID test set it never saw
     run.evaluate(split="train", num_examples=5000)
 
-A run folder is what ``training.train(..., save_model=True)`` leaves (every training recipe
-and sweep does): ``record.json`` (its config) and ``model.keras``. The config says the task:
-a token run (``token_pvr.py``, sweeps), a block run (``block_iid.py``, ``block_holdout.py``)
-or an image-sequence run (``image_sequence.py``). Any evaluation setting not given is the
-run's own, so ``evaluate()`` reproduces the run's final test accuracy.
+A run folder is what ``training.train(..., save_model=True)`` leaves (every training recipe,
+sweep and benchmark does): ``record.json`` (its config: the run's identity) and
+``model.keras``. The config says the run: its task kind, task, model and data. Any evaluation
+setting not given is the run's own, so ``evaluate()`` reproduces the run's final test
+accuracy. Models built from a builder of your own reload too: its module is imported first
+(custom layers registered) and the file is loaded with ``safe_mode=True``.
 """
 
 import dataclasses
@@ -18,39 +19,30 @@ import pathlib
 
 import numpy as np
 
+from pvr_keras import registry
 from pvr_keras.training import records
-
-KINDS = ("token", "block", "sequence")
-IMAGE_MODELS = ("resnet18", "vgg11_bn")
-_TOKEN_TASK_FIELDS = ("window", "aggregation", "window_mode", "pointer", "holdout_values")
 
 
 @dataclasses.dataclass
 class FinishedRun:
-    """A finished run: its folder, record, config, task kind and trained model."""
+    """A finished run: its folder, record, run config (``runconfig.Run``) and trained model."""
 
     folder: pathlib.Path
     record: dict
     model: object
-    kind: str
+    run: object
 
     @property
     def config(self):
         return self.record["config"]
 
-    def task(self, **overrides):
-        """The run's task (``TokenTask`` or ``BlockTask``), with task fields replaced."""
-        from pvr_keras.tasks import BlockTask, TokenTask
+    @property
+    def kind(self):
+        return self.run.kind
 
-        if self.kind == "block":
-            fields = {"values": self.config.get("values", "mnist"), **overrides}
-            return BlockTask(**fields)
-        fields = {k: self.config[k] for k in _TOKEN_TASK_FIELDS if self.config.get(k) is not None}
-        if self.kind == "sequence":
-            fields = {k: v for k, v in fields.items() if k in ("window", "aggregation")}
-        if "holdout_values" in fields:
-            fields["holdout_values"] = tuple(fields["holdout_values"])
-        return TokenTask(**{**fields, **overrides})
+    def task(self, **overrides):
+        """The run's task, with task fields replaced."""
+        return dataclasses.replace(self.run.task, **overrides)
 
     def evaluate(
         self, *, split="test", num_examples=None, seed=None, holdout=None, window=None,
@@ -62,39 +54,27 @@ class FinishedRun:
             split: ``"test"`` or ``"train"``.
             num_examples: examples evaluated (default: the run's test set size).
             seed: the stream's seed (default: the run's, so ``split="test"`` is its test set).
-            holdout: holdout-k (token, sequence) or True/False (block); default the run's.
-            window: another window size (token, sequence runs): the label rule changes.
-            data_dir: TFDS data dir of block and sequence runs (default: the run's).
-            batch_size: evaluation batch (default 4096 token, 500 visual).
+            holdout: holdout-k (token, sequence) or on/off (block); default the run's.
+            window: another window size: the label rule changes.
+            data_dir: TFDS data dir of image runs (default: the run's record, else
+                ``TFDS_DATA_DIR``).
+            batch_size: evaluation batch (default: the kind's).
 
         Returns:
             dict: split, window, holdout, seed, examples, accuracy, loss.
         """
-        from pvr_keras import data
-
-        config = self.config
-        seed = config.get("seed", 0) if seed is None else seed
-        holdout = config.get("holdout", 0) if holdout is None else holdout
-        num_examples = num_examples or config.get("test_examples", 10_000)
-        common = dict(split=split, seed=seed, holdout=holdout, shuffle=False)
-        if self.kind == "block":
-            if window is not None:
-                raise ValueError("window is for token and image-sequence runs")
-            task = self.task()
-            ds = data.block_dataset(
-                task, num_examples, batch_size=batch_size or 500,
-                data_dir=data_dir or config.get("data_dir"), **common,
-            )  # fmt: skip
-        else:
-            task = self.task(**({} if window is None else {"window": window}))
-            task.check_holdout(holdout)
-            if self.kind == "sequence":
-                ds = data.sequence_dataset(
-                    task, num_examples, batch_size=batch_size or 500,
-                    data_dir=data_dir or config.get("data_dir"), **common,
-                )  # fmt: skip
-            else:
-                ds = data.token_dataset(task, num_examples, batch_size=batch_size or 4096, **common)
+        run, spec = self.run, self.run.spec
+        seed = run.data.seed if seed is None else seed
+        holdout = spec.check(run.task, run.data.holdout if holdout is None else holdout)
+        num_examples = num_examples or run.data.test_examples
+        task = self.task(**({} if window is None else {"window": window}))
+        holdout = spec.check(task, holdout)
+        recorded = (self.record.get("system") or {}).get("data_dir") or self.config.get("data_dir")
+        extra = {"data_dir": data_dir or recorded} if spec.images else {}
+        ds = spec.stream("tfdata")(
+            task, num_examples, split=split, seed=seed, holdout=holdout, shuffle=False,
+            batch_size=batch_size or spec.eval_batch_size, **extra,
+        )  # fmt: skip
         correct, loss_sum, count = 0, 0.0, 0
         for x, y in ds:
             logits = np.asarray(self.model.predict_on_batch(x.numpy()), np.float64)
@@ -115,15 +95,6 @@ class FinishedRun:
         }
 
 
-def run_kind(config):
-    """``"token"``, ``"block"`` or ``"sequence"`` from a run record's config."""
-    if "head" in config and "encoder" in config:
-        return "sequence"
-    if config.get("model") in IMAGE_MODELS:
-        return "block"
-    return "token"
-
-
 def run_folder_problem(folder, what="a finished run folder with a saved model"):
     """Why ``folder`` is not a finished run folder (``record.json`` and ``model.keras``), or
     None when it is one (files only: nothing is loaded)."""
@@ -134,17 +105,32 @@ def run_folder_problem(folder, what="a finished run folder with a saved model"):
     return None
 
 
+def load_model(path, model=None, source=None):
+    """Loads a saved ``.keras`` model with ``safe_mode=True`` after registering what it
+    needs: the library's layers and schedules, and the module of ``model`` when it is a
+    builder reference (``source``: the builder file's absolute path, used when the
+    reference's relative path is not here)."""
+    import keras
+
+    from pvr_keras import models  # noqa: F401  (registers the library's layers)
+    from pvr_keras.training import schedules  # noqa: F401  (the optimizer's schedule)
+
+    if model is not None and registry.is_reference(model):
+        if source:
+            registry.remember_source(model, source)
+        registry.load_module(model.rpartition(":")[0])
+    return keras.saving.load_model(path, safe_mode=True)
+
+
 def load_run(folder):
     """Loads a finished run folder (``record.json`` and ``model.keras``).
 
     Raises:
         FileNotFoundError: no record or no saved model there (a run trained without
             ``save_model``, or not finished).
-        ValueError: the record says the run has not completed.
+        ValueError: the record says the run has not completed, or its config is not a run.
     """
-    import keras
-
-    from pvr_keras import models  # noqa: F401  (registers the custom layers)
+    from pvr_keras import identity
 
     folder = pathlib.Path(folder)
     problem = run_folder_problem(folder)
@@ -153,5 +139,10 @@ def load_run(folder):
     record = records.read_record(folder)
     if record.get("status") == "running":
         raise ValueError(f"{folder} holds a run that has not finished (status running)")
-    model = keras.saving.load_model(folder / "model.keras")
-    return FinishedRun(folder, record, model, run_kind(record["config"]))
+    for key, ref in (("model_source", record["config"].get("model")),
+                     ("kind_source", record["config"].get("kind"))):  # fmt: skip
+        if record.get(key) and registry.is_reference(ref):
+            registry.remember_source(ref, record[key])
+    run = identity.from_config(record["config"])
+    model = load_model(folder / "model.keras", run.model, record.get("model_source"))
+    return FinishedRun(folder, record, model, run)

@@ -1,19 +1,16 @@
-"""Builds ``TrainData`` for each task family from the data pipelines.
+"""The training and evaluation streams of a run, for any task kind.
 
-``input="tfdata"`` (the default) streams tf.data pipelines; ``input="device"`` (JAX backend
-only) makes the same examples, in the same order, with JAX programs on the accelerator
-(``data.device``, ``data.device_images``), and never imports TensorFlow for token tasks.
+``input="tfdata"`` (the default) streams the kind's tf.data pipeline; ``input="device"``
+(JAX backend only) makes the same examples, in the same order, with the kind's JAX twin on
+the accelerator (``data.device``, ``data.device_images``); the token twin never imports
+TensorFlow.
 """
-
-import importlib
 
 import keras
 
-from pvr_keras import data
+from pvr_keras import kinds
+from pvr_keras.runconfig import INPUTS
 from pvr_keras.training.loop import TrainData
-
-TRAIN_EVAL_EXAMPLES = 10_000
-INPUTS = ("tfdata", "device")
 
 
 def check_input(input):
@@ -33,46 +30,8 @@ def default_input():
     return "device" if keras.backend.backend() == "jax" else "tfdata"
 
 
-def _source(input, tfdata_name, device_module, device_name):
-    """The stream function of a task family for an input choice."""
-    if check_input(input) == "device":
-        return getattr(importlib.import_module(f"pvr_keras.data.{device_module}"), device_name)
-    return getattr(data, tfdata_name)
-
-
-def _train_data(
-    stream,
-    num_examples,
-    *,
-    test_examples,
-    batch_size,
-    train_eval_examples,
-    eval_batch_size,
-    input,
-):
-    """TrainData from ``stream(split, size, **dataset_kwargs)`` of one task family."""
-
-    def make_train(first_epoch):
-        return stream(
-            "train",
-            num_examples,
-            batch_size=batch_size,
-            shuffle=True,
-            epochs=None,
-            first_epoch=first_epoch,
-        )
-
-    test = stream("test", test_examples, batch_size=eval_batch_size, shuffle=False)
-    train_eval = stream(
-        "train",
-        min(num_examples, train_eval_examples),
-        batch_size=eval_batch_size,
-        shuffle=False,
-    )
-    return TrainData(make_train, num_examples, test, train_eval, input=input, batch_size=batch_size)
-
-
-def token_train_data(
+def train_data(
+    kind,
     task,
     num_examples,
     *,
@@ -80,104 +39,68 @@ def token_train_data(
     batch_size,
     seed=0,
     holdout=0,
-    train_eval_examples=TRAIN_EVAL_EXAMPLES,
-    eval_batch_size=4096,
+    data_dir=None,
+    train_eval_examples=10_000,
+    eval_batch_size=None,
     input="tfdata",
 ):
-    """Train/test streams of a token task for ``training.train``.
+    """Train/test streams of a task of ``kind`` for ``training.train``.
 
     The training accuracy is evaluated on the first ``train_eval_examples`` training examples
     (the same examples the model trains on: example i is a pure function of its index). With
-    ``holdout`` the test split holds only held-out windows (Section 6.2), and the run also
-    reports its accuracy on an IID test set of the same size (``iid_test_accuracy``).
-    ``input``: ``"tfdata"`` or ``"device"`` (see the module docstring).
+    ``holdout`` the test split holds only held-out examples (token: windows, Section 6.2;
+    blocks: Figure 6); a kind with ``iid_eval`` then also reports the accuracy on an IID test
+    set of the same size (``iid_test_accuracy``).
+
+    Args:
+        kind: a task kind name or ``kinds.TaskKind`` (``"token"``, ``"block"``, ...).
+        task: the kind's task.
+        input: ``"tfdata"`` or ``"device"`` (see the module docstring).
+        data_dir: TFDS data dir of image kinds.
+        eval_batch_size: batch of the evaluations (default: the kind's).
+
+    Example:
+        >>> data = train_data("token", TokenTask(window=2), 30_000, test_examples=5_000,
+        ...                   batch_size=1024)
     """
-    source = _source(input, "token_dataset", "device", "token_stream")
+    spec = kinds.kind(kind)
+    source = spec.stream(check_input(input))
+    holdout = spec.check(task, holdout)
+    extra = {"data_dir": data_dir} if spec.images else {}
+    eval_batch = eval_batch_size or spec.eval_batch_size
 
-    def stream(split, size, **kwargs):
-        return source(task, size, split=split, seed=seed, holdout=holdout, **kwargs)
+    def stream(split, size, *, holdout=holdout, **kwargs):
+        return source(task, size, split=split, seed=seed, holdout=holdout, **extra, **kwargs)
 
-    train_data = _train_data(
-        stream,
-        num_examples,
-        test_examples=test_examples,
-        batch_size=batch_size,
-        train_eval_examples=train_eval_examples,
-        eval_batch_size=eval_batch_size,
-        input=input,
+    def make_train(first_epoch):
+        return stream("train", num_examples, batch_size=batch_size, shuffle=True, epochs=None,
+                      first_epoch=first_epoch)  # fmt: skip
+
+    test = stream("test", test_examples, batch_size=eval_batch, shuffle=False)
+    train_eval = stream(
+        "train", min(num_examples, train_eval_examples), batch_size=eval_batch, shuffle=False
     )
-    if holdout:
-        train_data.final_evals["iid_test"] = source(
-            task, test_examples, split="test", seed=seed, batch_size=eval_batch_size, shuffle=False
+    data = TrainData(make_train, num_examples, test, train_eval, input=input,
+                     batch_size=batch_size)  # fmt: skip
+    if holdout and spec.iid_eval:
+        iid = spec.check(task, 0)
+        data.final_evals["iid_test"] = stream(
+            "test", test_examples, holdout=iid, batch_size=eval_batch, shuffle=False
         )
-    return train_data
+    return data
 
 
-def block_train_data(
-    task,
-    num_examples,
-    *,
-    test_examples,
-    batch_size,
-    seed=0,
-    holdout=False,
-    data_dir=None,
-    train_eval_examples=TRAIN_EVAL_EXAMPLES,
-    eval_batch_size=500,
-    input="tfdata",
-):
-    """Train/test streams of a block-style visual task (``BlockTask``) for ``training.train``.
-
-    As ``token_train_data``: the training accuracy is evaluated on the first
-    ``train_eval_examples`` training examples. With ``holdout`` (Figure 6) the training split
-    never holds a held-out digit in its cell and the test split holds only those.
-    """
-    source = _source(input, "block_dataset", "device_images", "block_stream")
-
-    def stream(split, size, **kwargs):
-        return source(
-            task, size, split=split, seed=seed, holdout=holdout, data_dir=data_dir, **kwargs
-        )
-
-    return _train_data(
-        stream,
-        num_examples,
-        test_examples=test_examples,
-        batch_size=batch_size,
-        train_eval_examples=train_eval_examples,
-        eval_batch_size=eval_batch_size,
-        input=input,
-    )
-
-
-def sequence_train_data(
-    task,
-    num_examples,
-    *,
-    test_examples,
-    batch_size,
-    seed=0,
-    holdout=0,
-    data_dir=None,
-    train_eval_examples=TRAIN_EVAL_EXAMPLES,
-    eval_batch_size=500,
-    input="tfdata",
-):
-    """Train/test streams of the image-sequence task (a ``TokenTask`` drawn as MNIST digits,
-    Figure 2) for ``training.train``; as ``token_train_data``, with holdout-k on the tokens."""
-    source = _source(input, "sequence_dataset", "device_images", "sequence_stream")
-
-    def stream(split, size, **kwargs):
-        return source(
-            task, size, split=split, seed=seed, holdout=holdout, data_dir=data_dir, **kwargs
-        )
-
-    return _train_data(
-        stream,
-        num_examples,
-        test_examples=test_examples,
-        batch_size=batch_size,
-        train_eval_examples=train_eval_examples,
-        eval_batch_size=eval_batch_size,
-        input=input,
+def run_data(run, input=None):
+    """The streams of a ``runconfig.Run`` (its system's input, or ``input``)."""
+    return train_data(
+        run.kind,
+        run.task,
+        run.data.num_examples,
+        test_examples=run.data.test_examples,
+        batch_size=run.train.batch_size,
+        seed=run.data.seed,
+        holdout=run.data.holdout,
+        data_dir=run.system.data_dir,
+        train_eval_examples=run.data.train_eval_examples,
+        input=input or run.system.input or default_input(),
     )

@@ -11,9 +11,10 @@ from typing import Any
 
 import keras
 
+from pvr_keras.figures.curves import learning_curve
 from pvr_keras.training import distribute, records
 from pvr_keras.training.checkpoint import Checkpoint
-from pvr_keras.training.plots import learning_curve
+from pvr_keras.training.recipe import optimizer_for
 
 
 @dataclasses.dataclass
@@ -105,6 +106,7 @@ class _Options:
     title: str
     save_model: bool
     callbacks: list
+    extra: dict
 
 
 class _Run:
@@ -125,7 +127,7 @@ class _Run:
 def compile_model(model, recipe, num_examples):
     """Compiles ``model`` with the recipe's optimizer, cross-entropy on logits and accuracy."""
     model.compile(
-        optimizer=recipe.make_optimizer(num_examples),
+        optimizer=optimizer_for(recipe, num_examples),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         # Weighted: the zero-weight rows that pad a batch over several devices must not count
         # (without sample weights this is plain accuracy).
@@ -149,6 +151,7 @@ def train(
     devices=None,
     distribution=None,
     callbacks=None,
+    extra=None,
 ):
     """Trains a model with a recipe and writes its run record into ``out_dir``.
 
@@ -176,6 +179,7 @@ def train(
         callbacks: more Keras callbacks for ``fit`` (e.g. ``keras.callbacks.TensorBoard``,
             ``EarlyStopping``), called after the run's own, which records and checkpoints
             each epoch (so a resumed run continues with what they saw).
+        extra: more JSON-ready entries for the record (``runs.run`` adds the task ``kind``).
 
     Returns:
         The run record dict (also in ``out_dir/record.json``).
@@ -192,7 +196,7 @@ def train(
         raise ValueError(f"give devices or distribution, not both; received devices={devices}")
     data = distribution.distribute_data(data)
     options = _Options(recipe, config, seed, verbose, keep_checkpoint, title, save_model,
-                       list(callbacks or []))  # fmt: skip
+                       list(callbacks or []), dict(extra or {}))  # fmt: skip
     run = _Run(distribution.run_dir(out_dir), data, options)
     found = _finished_record(run, config)  # read-only: a refused or finished folder stays as is
     if found is not None:
@@ -247,6 +251,7 @@ def _train(run, build_model, distribution):
             "format": records.FORMAT,
             "format_version": records.FORMAT_VERSION,
             "status": "running",
+            **options.extra,
             "config": config,
             "recipe": dataclasses.asdict(recipe),
             "seed": seed,

@@ -1,7 +1,7 @@
 """Hyperparameter search with keras-tuner: HyperModels over the builders, distributed search.
 
 from pvr_keras import tuning
-hypermodel = tuning.TokenHyperModel(TokenTask(window=2), 50_000, epochs=10)
+hypermodel = tuning.PVRHyperModel(TokenTask(window=2), 50_000, epochs=10)
 tuner = tuning.make_tuner("hyperband", hypermodel, directory="runs/tune")
 tuning.search(tuner)
 """
@@ -13,7 +13,7 @@ from pvr_keras.tuning.hypermodels import (
     OBJECTIVE,
     OPTIMIZERS,
     TUNERS,
-    TokenHyperModel,
+    PVRHyperModel,
     make_optimizer,
     make_tuner,
 )
@@ -24,7 +24,7 @@ __all__ = [
     "OBJECTIVE",
     "OPTIMIZERS",
     "TUNERS",
-    "TokenHyperModel",
+    "PVRHyperModel",
     "configure",
     "make_optimizer",
     "make_tuner",

@@ -1,4 +1,5 @@
-"""keras-tuner HyperModels over the library's builders, with the paper's search space.
+"""A keras-tuner HyperModel over the library's builders (and yours), with the paper's search
+space.
 
 Appendix A: "a small scale hyperparameter sweep on different optimizers (SGD, Adam, Adagrad,
 LAMB), learning rates (1e-3 ~ 4e-1) and batch sizes (128, 256, 512, 1024, 2048, 4096)". The
@@ -11,9 +12,7 @@ import math
 import keras
 import keras_tuner
 
-from pvr_keras import compat, data, models
-from pvr_keras.models import TOKEN_MODELS
-from pvr_keras.tasks import TokenTask
+from pvr_keras import compat, kinds, models, registry
 from pvr_keras.training.recipe import OPTIMIZERS, make_optimizer
 from pvr_keras.training.schedules import WarmupCosine
 
@@ -21,7 +20,6 @@ LEARNING_RATES = (1e-3, 4e-1)
 BATCH_SIZES = (128, 256, 512, 1024, 2048, 4096)
 TUNERS = ("random", "hyperband", "bayesian")
 OBJECTIVE = "val_accuracy"
-EVAL_BATCH_SIZE = 4096
 
 
 def _check_subset(name, values, allowed):
@@ -35,20 +33,23 @@ def _check_subset(name, values, allowed):
     return values
 
 
-class TokenHyperModel(keras_tuner.HyperModel):
-    """Searches the paper's optimizer, learning rate and batch size for a token PVR task.
+class PVRHyperModel(keras_tuner.HyperModel):
+    """Searches the paper's optimizer, learning rate and batch size (and the model) for a PVR
+    task of any kind (token by default).
 
-    Each trial builds ``models.get(model, **model_kwargs[model])`` for the task, trains it on
+    Each trial builds ``models.get(model, **model_kwargs[model])`` for the task (a
+    registered name or a builder reference), trains it on
     the first ``num_examples`` training examples with a linear warm-up then cosine schedule
     over ``epochs`` (the paper's recipe shape, weight decay 1e-5, SGD momentum 0.9) and
     reports ``val_accuracy`` on ``val_examples`` examples of the test split drawn with seed
     ``seed + 1`` (independent of the test set a final run reports with ``seed``).
 
     Args:
-        task: the ``TokenTask``.
+        task: the task (of ``kind``).
         num_examples: training-set size.
         val_examples: validation-set size.
-        models: model names to choose from (``models.TOKEN_MODELS``).
+        models: models to choose from: names (``registry.model_names(...)``) or builder
+            references.
         model_kwargs: ``{name: kwargs}`` passed to the builder (e.g. smaller widths).
         epochs: epochs per trial (Hyperband's ``max_epochs``).
         warmup_epochs: linear warm-up epochs.
@@ -57,9 +58,11 @@ class TokenHyperModel(keras_tuner.HyperModel):
         batch_sizes: batch sizes to choose from.
         seed: seeds the data and each trial's initial weights.
         holdout: holdout-k of the training/validation data (Section 6.2).
+        kind: the task kind (``kinds.kind_names()`` or a reference).
+        data_dir: TFDS data dir of image kinds.
 
     Example:
-        >>> hypermodel = TokenHyperModel(TokenTask(), 50_000)
+        >>> hypermodel = PVRHyperModel(TokenTask(), 50_000)
         >>> tuner = make_tuner("random", hypermodel, max_trials=20, directory="runs/tune")
         >>> tuner.search()
     """
@@ -79,12 +82,22 @@ class TokenHyperModel(keras_tuner.HyperModel):
         batch_sizes=BATCH_SIZES,
         seed=0,
         holdout=0,
+        kind="token",
+        data_dir=None,
         name="token_pvr",
     ):
         super().__init__(name=name)
-        if not isinstance(task, TokenTask):
-            raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
-        self.models = _check_subset("models", models, TOKEN_MODELS)
+        self.kind = kinds.kind(kind)
+        if not isinstance(task, self.kind.task):
+            raise ValueError(
+                f"task must be a {self.kind.task.__name__} (the {self.kind.name} kind's); "
+                f"received {type(task).__name__}"
+            )
+        self.models = tuple(models)
+        if not self.models:
+            raise ValueError("models must name at least one model")
+        for model in self.models:
+            registry.check_model(model, self.kind.models)
         self.optimizers = _check_subset("optimizers", optimizers, OPTIMIZERS)
         self.batch_sizes = _check_subset("batch_sizes", batch_sizes, BATCH_SIZES)
         low, high = learning_rates
@@ -103,8 +116,9 @@ class TokenHyperModel(keras_tuner.HyperModel):
             raise ValueError(
                 f"warmup_epochs must be in [0, epochs={epochs}]; received {warmup_epochs!r}"
             )
-        task.check_holdout(holdout)
+        holdout = self.kind.check(task, holdout)
         self.task = task
+        self.data_dir = data_dir
         self.num_examples = num_examples
         self.val_examples = val_examples
         self.model_kwargs = dict(model_kwargs or {})
@@ -125,11 +139,7 @@ class TokenHyperModel(keras_tuner.HyperModel):
         learning_rate = hp.Float("learning_rate", *self.learning_rates, sampling="log")
         keras.utils.set_random_seed(self.seed)
         model = models.get(
-            name,
-            seq_len=self.task.seq_len,
-            vocab=self.task.num_values,
-            num_classes=self.task.num_classes,
-            **self.model_kwargs.get(name, {}),
+            name, **self.kind.model_arguments(self.task), **self.model_kwargs.get(name, {})
         )
         model.compile(
             optimizer=make_optimizer(optimizer, learning_rate),
@@ -152,25 +162,16 @@ class TokenHyperModel(keras_tuner.HyperModel):
             hp.get("learning_rate"), min(steps * self.warmup_epochs, total), total
         )
         model.optimizer.iterations.assign(steps * initial_epoch)
-        common = {"seed": self.seed, "holdout": self.holdout}
-        train = data.token_dataset(
-            self.task,
-            self.num_examples,
-            split="train",
-            batch_size=batch_size,
-            epochs=None,
-            first_epoch=initial_epoch,
-            **common,
-        )
-        val = data.token_dataset(
-            self.task,
-            self.val_examples,
-            split="test",
-            seed=self.seed + 1,
-            holdout=self.holdout,
-            batch_size=EVAL_BATCH_SIZE,
-            shuffle=False,
-        )
+        stream = self.kind.stream("tfdata")
+        extra = {"data_dir": self.data_dir} if self.kind.images else {}
+        train = stream(
+            self.task, self.num_examples, split="train", seed=self.seed, holdout=self.holdout,
+            batch_size=batch_size, epochs=None, first_epoch=initial_epoch, **extra,
+        )  # fmt: skip
+        val = stream(
+            self.task, self.val_examples, split="test", seed=self.seed + 1,
+            holdout=self.holdout, batch_size=self.kind.eval_batch_size, shuffle=False, **extra,
+        )  # fmt: skip
         return model.fit(
             train,
             steps_per_epoch=steps,
@@ -203,7 +204,7 @@ def make_tuner(
     Args:
         kind: ``random`` (RandomSearch), ``hyperband`` (Hyperband, ``max_epochs`` =
             ``hypermodel.epochs``) or ``bayesian`` (BayesianOptimization).
-        hypermodel: a ``TokenHyperModel``.
+        hypermodel: a ``PVRHyperModel``.
         directory, project_name: where the search state lives; the same pair resumes it
             (``overwrite=False``): finished trials are kept, the unfinished one reruns.
         max_trials: trials for random and bayesian search (Hyperband sizes itself).

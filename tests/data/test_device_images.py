@@ -92,17 +92,6 @@ def test_sequence_examples_equal_tf(mock_dir, task, holdout):
         )
 
 
-def test_sequence_stream_equals_sequence_dataset(mock_dir):
-    task = TokenTask(window=2)
-    kwargs = dict(split="train", seed=1, batch_size=50, epochs=2, data_dir=mock_dir)
-    expected = list(data.sequence_dataset(task, 130, **kwargs))
-    got = list(device_images.sequence_stream(task, 130, **kwargs))
-    assert len(got) == len(expected) == 6
-    for (x, y), (ex, ey) in zip(got, expected, strict=True):
-        np.testing.assert_array_equal(np.asarray(x), ex.numpy())
-        np.testing.assert_array_equal(np.asarray(y), ey.numpy())
-
-
 def test_real_block_holdout_equals_tf(tfds_dir):
     kwargs = dict(split="test", seed=0, holdout=True, data_dir=tfds_dir)
     _assert_same(

@@ -142,11 +142,9 @@ def test_held_out_test_set_has_only_held_out_values(tfds_dir):
 
 def _fake_run(folder, status="complete", **changes):
     """A run folder as block_iid.py leaves it, without training (the model file is empty)."""
-    quick = block_iid.PRESETS["quick"]
-    cfg = block_iid.Config(**{**vars(quick), "model": "vgg11_bn", "width": 1})
-    config = block_iid.configs.identity(cfg, "out")
+    run, _ = block_iid.RECIPE.parse(["--model", "vgg11_bn", "--width", "1"])
     record = {"format": FORMAT, "format_version": FORMAT_VERSION, "status": status}
-    record["config"] = {**config, "holdout": False, **changes}
+    record["config"] = {**run.to_dict(), "holdout": False, **changes}
     folder.mkdir(parents=True)
     (folder / "record.json").write_text(json.dumps(record))
     (folder / "model.keras").write_bytes(b"")
@@ -180,7 +178,10 @@ def test_iid_run_that_is_not_a_finished_run_is_refused(tfds_dir, tmp_path):
 
 
 def test_presets_follow_block_iid():
-    for name, preset in block_holdout.PRESETS.items():
-        for field in block_iid.configs.block_run_fields():
-            assert getattr(preset, field) == getattr(block_iid.PRESETS[name], field)
-        assert preset.iid_run is None and preset.out.startswith("runs/block_holdout/")
+    """The two recipes share their presets, so that a block_iid run can stand in for
+    block_holdout's IID model."""
+    for name in block_holdout.RECIPE.presets:
+        run, own = block_holdout.RECIPE.parse(["--preset", name])
+        iid, _ = block_iid.RECIPE.parse(["--preset", name])
+        assert run.replace(holdout=False).to_dict() == iid.to_dict()
+        assert own.iid_run is None and own.out.startswith("runs/block_holdout/")

@@ -22,7 +22,8 @@ import block_iid  # noqa: E402
 
 
 def test_presets():
-    paper, quick = block_iid.PRESETS["paper"], block_iid.PRESETS["quick"]
+    paper, _ = block_iid.RECIPE.parse(["--preset", "paper"])
+    quick, _ = block_iid.RECIPE.parse([])
     assert (paper.model, paper.width, paper.values) == ("resnet18", 64, "mnist")
     assert (paper.learning_rate, paper.batch_size, paper.epochs) == (1e-4, 50, 10)
     assert (paper.num_examples, paper.test_examples, paper.schedule) == (60_000, 10_000, "constant")
@@ -51,7 +52,8 @@ def test_recipe_end_to_end(block_iid_run, tfds_dir):
     x, y, _ = data.block_arrays(BlockTask(), 200, split="test", seed=0, data_dir=tfds_dir)
     accuracy = float((model.predict(x, batch_size=50, verbose=0).argmax(-1) == y).mean())
     assert saved["final"]["test_accuracy"] == pytest.approx(accuracy, abs=1e-6)
-    assert json.loads((out / "config.json").read_text())["data_dir"] == str(tfds_dir)
+    assert json.loads((out / "config.json").read_text())["system"]["data_dir"] == str(tfds_dir)
+    assert saved["system"]["data_dir"] == str(tfds_dir)  # how it ran, beside its identity
     assert "IID" in printed and "test accuracy" in printed
 
 
@@ -60,7 +62,12 @@ def test_missing_data_dir_fails_fast_with_the_fix(tmp_path):
         block_iid.main([*TINY, "--data-dir", str(tmp_path / "nowhere"), "--out", str(tmp_path)])
 
 
-def test_bad_model_is_refused(capsys):
-    with pytest.raises(SystemExit):
-        block_iid.main(["--model", "resnet50"])
-    assert "invalid choice" in capsys.readouterr().err
+def test_bad_model_is_refused():
+    from pvr_keras.cli import ConfigError
+
+    with pytest.raises(
+        ConfigError,
+        match="model must be one of resnet18, vgg11_bn .the image "
+        "models. or a builder reference .* received 'resnet50' .not a registered",
+    ):
+        block_iid.main(["--model", "resnet50"])  # fmt: skip

@@ -7,8 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from pvr_keras import config as configs
-from pvr_keras import data, training
+from pvr_keras import cli, data, training
 from pvr_keras.tasks import TokenTask
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -52,11 +51,11 @@ def test_other_window_split_and_seed_are_computed_from_the_model(holdout_run, tm
 
 
 def test_bad_requests(holdout_run, tmp_path):
-    with pytest.raises(configs.ConfigError, match="no record.json and no model.keras"):
+    with pytest.raises(cli.ConfigError, match="no record.json and no model.keras"):
         evaluate.main([str(tmp_path)])
-    with pytest.raises(configs.ConfigError, match="holdout must be in 0..window! = 0..1"):
+    with pytest.raises(cli.ConfigError, match="holdout must be in 0..window! = 0..1"):
         evaluate.main([str(holdout_run), "--window", "1", "--holdout", "2"])
-    with pytest.raises(configs.ConfigError, match="--num-examples must be >= 1"):
+    with pytest.raises(cli.ConfigError, match="--num-examples must be >= 1"):
         evaluate.main([str(holdout_run), "--num-examples", "0"])
 
 

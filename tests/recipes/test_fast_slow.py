@@ -111,8 +111,8 @@ def _linear_cka(x, y):
 def test_a_slow_learner_is_compared_on_its_own_training_set(recipe, trained):
     """The same trained models, with seed 2's curve made to fit late: fast, fast, slow."""
     out, _ = trained
-    cfg = recipe.configs.parse(recipe.Config, recipe.PRESETS, [*TINY, "--out", str(out)])
-    runs = recipe.runs_of(cfg)
+    run, own = recipe.RECIPE.parse([*TINY, "--out", str(out)])
+    runs = recipe.runs_of(run, own)
     lines = copy.deepcopy(_lines(out))
     curves = {0: [0.5, 1.0, 1.0], 1: [0.4, 1.0, 1.0], 2: [0.1, 0.3, 1.0]}  # epochs 1-3
     curves_never = {0: [0.5, 1.0, 1.0], 1: [0.4, 1.0, 1.0], 2: [0.1, 0.3, 0.5]}
@@ -120,7 +120,7 @@ def test_a_slow_learner_is_compared_on_its_own_training_set(recipe, trained):
         for run in runs:
             lines[run.run_id]["curve_train_eval_accuracy"] = case[run.seed]
             lines[run.run_id]["curve_epoch"] = [1, 2, 3]
-        summary = recipe.analyse(dataclasses.replace(cfg, min_gap=1), runs, lines)
+        summary = recipe.analyse(dataclasses.replace(own, min_gap=1), runs, lines)
         assert (summary["fast1"], summary["fast2"], summary["slow"]) == (0, 1, 2)
         assert summary["slow_fits_training_set"] is expected_fits
         cka = summary["cka"]
@@ -150,30 +150,31 @@ def test_a_second_setting_shares_the_folder(recipe, trained):
     for name in ("other.json", "other.csv", "other_learning_curves.png", "other_cka.png",
                  "config_other.json", "sweeps/other.json"):  # fmt: skip
         assert (out / name).is_file(), name
-    assert json.loads((out / "other.json").read_text())["config"]["seeds"] == [1, 2, 3]
+    assert json.loads((out / "other.json").read_text())["config"]["recipe"]["seeds"] == [1, 2, 3]
     assert {p.name: p.read_bytes() for p in out.glob("fast_slow*")} == before
     assert json.loads((out / "sweeps/fast_slow.json").read_text())["run_ids"] == [
-        r.run_id for r in recipe.runs_of(recipe.configs.parse(recipe.Config, recipe.PRESETS, TINY))
+        r.run_id for r in recipe.runs_of(*recipe.RECIPE.parse(TINY))
     ]
 
 
 @pytest.mark.slow
 def test_nothing_fits(recipe, trained):
     out, _ = trained
-    cfg = recipe.configs.parse(recipe.Config, recipe.PRESETS, [*TINY, "--out", str(out)])
-    runs = recipe.runs_of(cfg)
-    summary = recipe.analyse(dataclasses.replace(cfg, threshold=1.0), runs, _lines(out))
+    run, own = recipe.RECIPE.parse([*TINY, "--out", str(out)])
+    runs = recipe.runs_of(run, own)
+    summary = recipe.analyse(dataclasses.replace(own, threshold=1.0), runs, _lines(out))
     assert summary["fast1"] is None and summary["cka"] == {}
     assert any("fewer than two runs" in note for note in summary["notes"])
 
 
 def test_presets(recipe):
-    paper, mixer = recipe.PRESETS["paper"], recipe.PRESETS["paper_mixer"]
+    paper, _ = recipe.RECIPE.parse(["--preset", "paper"])
+    mixer, _ = recipe.RECIPE.parse(["--preset", "paper_mixer"])
     assert (paper.model, paper.window, paper.num_examples, paper.epochs) == ("mlp", 3, 300_000, 200)
     assert (mixer.model, mixer.window, mixer.num_examples) == ("mixer", 6, 5_000_000)
     # medium: Appendix E's setting; its runs are the token_sweep holdout medium's App. E runs.
-    medium = recipe.PRESETS["medium"]
-    runs = recipe.runs_of(medium)
+    medium = recipe.RECIPE.parse(["--preset", "medium"])
+    runs = recipe.runs_of(*medium)
     assert {(r.window, r.holdout, r.holdout_values, r.num_examples) for r in runs} == {
         (3, 6, (1, 2, 3), 300_000)
     }
@@ -183,12 +184,13 @@ def test_presets(recipe):
     )
     sweep = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sweep)
-    holdout, _ = sweep.build(sweep.Config(sweep="holdout", scale="medium"))
+    holdout, _ = sweep.build(sweep.RECIPE.parse_all(["--sweep", "holdout", "--preset", "medium"]))
     assert {r.run_id for r in runs[:2]} <= {r.run_id for r in holdout}
     # medium_main: Figure 12's setting; seeds 0 and 1 are the holdout study's holdout-0 runs.
-    main = recipe.runs_of(recipe.PRESETS["medium_main"])
+    main_setting = recipe.RECIPE.parse(["--preset", "medium_main"])
+    main = recipe.runs_of(*main_setting)
     assert {(r.window, r.holdout, r.num_examples) for r in main} == {(3, 0, 300_000)}
-    assert recipe.PRESETS["medium_main"].name != medium.name
+    assert main_setting[1].name != medium[1].name
     shared = {r.run_id for r in holdout if r.holdout == 0 and r.window == 3}
     assert {r.run_id for r in main[:2]} == shared
 

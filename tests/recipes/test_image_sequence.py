@@ -19,10 +19,13 @@ TINY += ["--test-examples", "100", "--train-eval-examples", "100", "--epochs", "
 
 
 def test_presets():
-    paper, quick = image_sequence.PRESETS["paper"], image_sequence.PRESETS["quick"]
+    paper, paper_own = image_sequence.RECIPE.parse(["--preset", "paper"])
+    quick, quick_own = image_sequence.RECIPE.parse([])
     assert (paper.learning_rate, paper.batch_size, paper.epochs) == (1e-4, 50, 10)
-    assert paper.widths == (512, 1024, 512, 64) and paper.dim == 64  # the paper's MLP
-    assert (paper.head, paper.encoder, quick.head) == ("mlp", "conv", "transformer")
+    assert paper.model_kwargs["widths"] == (512, 1024, 512, 64)  # the paper's MLP
+    assert paper.model_kwargs["dim"] == 64 and paper.model == "image_sequence"
+    assert (paper_own.head, paper_own.encoder, quick_own.head) == ("mlp", "conv", "transformer")
+    assert quick.model_kwargs["conv_widths"] == ()  # the dense encoder
     assert quick.num_examples > paper.num_examples  # more, cheaper examples on a CPU
 
 
@@ -37,7 +40,8 @@ def test_recipe_end_to_end(tfds_dir, tmp_path, capsys):
     saved = read_record(out)
     assert saved == json.loads(json.dumps(record))
     assert saved["status"] == "complete" and saved["model"] == "image_sequence"
-    assert saved["config"]["head"] == head and saved["config"]["holdout"] == 1
+    assert saved["config"]["model_kwargs"]["head"] == head and saved["config"]["holdout"] == 1
+    assert saved["kind"] == "sequence"
     assert saved["steps_per_epoch"] == 6 and saved["recipe"]["optimizer"] == "adam"
     assert saved["backend"] == os.environ.get("KERAS_BACKEND", "tensorflow")
     assert pd.read_csv(out / "history.csv")["test_accuracy"].notna().all()

@@ -70,11 +70,13 @@ def test_writes_csv_plots_and_config(recipe, tmp_path, capsys):
 
 
 def test_presets(recipe):
-    paper = recipe.PRESETS["paper"]
+    from pvr_keras import cli
+
+    paper = cli.parse(recipe.Config, recipe.PRESETS, ["--preset", "paper"])
     assert (paper.num_samples, paper.runs) == (10_000, 10)
     assert math.exp(paper.log_delta_min) == pytest.approx(math.exp(-7))
     assert math.exp(paper.log_delta_max) == pytest.approx(math.exp(-1))
-    assert recipe.PRESETS["quick"].num_samples < paper.num_samples
+    assert cli.parse(recipe.Config, recipe.PRESETS, []).num_samples < paper.num_samples
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from pvr_keras import config as configs
+from pvr_keras import cli
 from pvr_keras.training.records import RunLock
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -25,13 +25,16 @@ BAD = [
     ("tune", ["--max-trials", "0"], "--max-trials must be an integer >= 1"),
     ("fast_slow", ["--threshold", "2"], "--threshold must be in (0, 1]"),
     ("fast_slow", ["--fast-within", "2", "--slow-after", "1.5"], "--fast-within < --slow-after"),
-    ("block_iid", ["--width", "0"], "--width must be an integer >= 1"),
-    ("block_holdout", ["--epochs", "0"], "--epochs must be an integer >= 1"),
+    ("block_iid", ["--width", "0"], "width must be a number > 0"),
+    ("block_iid", ["--width", "1.5"], "width of resnet18 is its width (an integer)"),
+    ("block_holdout", ["--epochs", "0"], "epochs must be a positive integer"),
     ("image_sequence", ["--holdout", "2"], "holdout must be in 0..window! = 0..1"),
     ("token_pvr", ["--learning-rate", "nan"], "--learning-rate must be a finite number"),
-    ("token_pvr", ["--learning-rate", "-1"], "--learning-rate must be > 0"),
+    ("token_pvr", ["--learning-rate", "-1"], "learning_rate must be a finite number > 0"),
     ("token_pvr", ["--window", "2", "--holdout", "3"], "holdout must be in 0..window! = 0..2"),
-    ("token_pvr", ["--width", "0"], "--width must be > 0"),
+    ("token_pvr", ["--width", "0"], "width must be a number > 0"),
+    ("token_pvr", ["--model", "nets.py:tiny"], "no such file 'nets.py'"),
+    ("token_pvr", ["--model", "resnet18"], "received 'resnet18' (a model of kind image)"),
     ("token_pvr", ["--out", "runs/{nope}"], "names a placeholder that is not a field"),
     ("token_pvr", ["--holdout-values", "1", "1"], "distinct"),
     ("token_sweep", ["--sizes", "0"], "num_examples"),
@@ -48,7 +51,7 @@ def test_bad_flags_fail_before_tensorflow_and_write_nothing(recipe, flags, messa
         import sys
         sys.path.insert(0, {str(REPO / "recipes")!r})
         import {recipe} as recipe
-        from pvr_keras.config import ConfigError
+        from pvr_keras.cli import ConfigError
         argv = {flags!r}
         if "--out" not in argv and {recipe!r} != "tune":
             argv = argv + ["--out", {str(out)!r}]
@@ -91,22 +94,20 @@ def test_help_shows_each_presets_values(capsys):
     with pytest.raises(SystemExit):
         token_pvr.main(["--help"])
     flat = " ".join(capsys.readouterr().out.split())
-    assert "--epochs EPOCHS epochs (at least 800 steps) (quick: 20; paper: 200)" in flat
+    assert "--epochs EPOCHS epochs (at least min_steps steps) (quick: 20; paper: 200)" in flat
     assert "--num-examples NUM_EXAMPLES training set size (quick: 50000; paper: 1000000)" in flat
     assert "(default: from --preset)" not in flat
     with pytest.raises(SystemExit):
         token_pvr.main(["--model", "mixer", "--help"])  # each model's quick preset
     flat = " ".join(capsys.readouterr().out.split())
-    assert "(1 = the paper's model) (quick: 0.25; paper: 1.0)" in flat
+    assert "a CNN's base channels (quick: 0.25; paper: 1.0)" in flat
 
 
 def test_refused_rerun_leaves_the_finished_folder_as_it_was(tmp_path):
     out = tmp_path / "run"
     token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
-    with pytest.raises(
-        configs.ConfigError, match=r"another configuration \(seed: 0 there, 1 asked"
-    ):
+    with pytest.raises(cli.ConfigError, match=r"another configuration \(seed: 0 there, 1 asked"):
         token_pvr.main([*TINY, "--epochs", "1", "--seed", "1", "--out", str(out)])
     after = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     assert after == before
@@ -169,13 +170,13 @@ def test_user_callbacks_optimizer_and_tensorboard(tmp_path):
             seen.append((epoch, round(float(logs["loss"]), 6)))
 
     # training.train passes user callbacks through to fit, after its own.
-    task_run = token_pvr.Config(num_examples=2048, test_examples=300, epochs=2, min_steps=0)
     from pvr_keras import models
-    from pvr_keras.training.inputs import token_train_data
+    from pvr_keras.tasks import TokenTask
+    from pvr_keras.training.inputs import train_data
 
     record = training.train(
         models.mlp,
-        token_train_data(task_run.task(), 2048, test_examples=300, batch_size=1024),
+        train_data("token", TokenTask(), 2048, test_examples=300, batch_size=1024),
         dataclasses.replace(training.TOKEN, epochs=2, min_steps=0, warmup_epochs=0),
         tmp_path / "api",
         callbacks=[Epochs()],
@@ -201,6 +202,6 @@ def test_tensorboard_flag_without_the_package(monkeypatch, tmp_path):
         "find_spec",
         lambda name, *a: None if name == "tensorboard" else real(name, *a),
     )
-    with pytest.raises(configs.ConfigError, match=r'pip install -e ".\[tensorboard\]"'):
+    with pytest.raises(cli.ConfigError, match=r'pip install -e ".\[tensorboard\]"'):
         token_pvr.main([*TINY, "--tensorboard", "--out", str(tmp_path / "o")])
     assert not (tmp_path / "o").exists()

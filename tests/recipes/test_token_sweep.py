@@ -32,7 +32,7 @@ def recipe():
 
 
 def _build(recipe, *flags):
-    return recipe.build(recipe.configs.parse(recipe.Config, recipe.PRESETS, list(flags)))
+    return recipe.build(recipe.RECIPE.parse_all(list(flags)))
 
 
 def test_paper_grids(recipe):
@@ -134,7 +134,7 @@ def test_flags_replace_grid_defaults(recipe):
     [
         (["--sweep", "holdout", "--windows", "2", "--holdouts", "3"], "holdout must be in"),
         (["--holdouts", "1"], "holdouts is for the holdout sweep"),
-        (["--models", "resnet18"], "model must be one of"),
+        (["--models", "resnet18"], "model must be one of mlp, mlp2x, transformer, mixer .the"),
         (["--sizes", "0"], "num_examples"),
         (["--shard", "2/2"], "shard"),
         (["--models", "mlp", "mixer", "--widths", "8"], "widths is for the mlp model only"),
@@ -162,7 +162,8 @@ def test_tiny_sweep_end_to_end(recipe, tmp_path, capsys):
     assert (out / "figures" / "size_window.csv").is_file()
     for name in ("size_window_test_accuracy.png", "size_window_train_accuracy.png"):
         assert_plot(out / "figures" / name)
-    assert json.loads((out / "config_size_window.json").read_text())["sizes"] == [1000, 2000]
+    config = json.loads((out / "config_size_window.json").read_text())
+    assert config["recipe"]["sizes"] == [1000, 2000]
     printed = capsys.readouterr().out
     assert "[size_window] 2/2 runs done" in printed and "ETA" in printed
     again = recipe.main([*TINY, "--out", str(out)])  # started again: nothing left to run
@@ -170,7 +171,8 @@ def test_tiny_sweep_end_to_end(recipe, tmp_path, capsys):
     # A larger grid into the same results directory grows the sweep (its config follows).
     grown = recipe.main([*TINY, "--sizes", "1000", "2000", "3000", "--out", str(out)])
     assert len(grown["trained"]) == 1 and grown["recorded_before"] == 2
-    assert json.loads((out / "config_size_window.json").read_text())["sizes"] == [1000, 2000, 3000]
+    config = json.loads((out / "config_size_window.json").read_text())
+    assert config["recipe"]["sizes"] == [1000, 2000, 3000]
 
 
 @pytest.mark.slow
@@ -212,7 +214,7 @@ def test_holdout_run_records_iid_and_held_out_accuracy(recipe, tmp_path):
     flags = [*TINY, "--sweep", "holdout", "--windows", "3", "--holdouts", "6", "--sizes", "2000"]
     recipe.main([*flags, "--no-figures", "--out", str(out)])
     [line] = pd.read_json(out / "results.jsonl", lines=True).to_dict("records")
-    model = keras.saving.load_model(out / line["run_dir"] / "model.keras")
+    model = keras.saving.load_model(out / line["run_dir"] / "model.keras", safe_mode=True)
     task = TokenTask(window=3)
     for holdout, key in ((6, "test_accuracy"), (0, "iid_test_accuracy")):
         x, y = data.token_arrays(task, 500, split="test", seed=0, holdout=holdout)

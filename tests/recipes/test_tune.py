@@ -1,12 +1,10 @@
-import dataclasses
 import json
 import pathlib
 import sys
 
 import pytest
 
-from pvr_keras import config as configs
-from pvr_keras import data, tuning
+from pvr_keras import cli, data, tuning
 from pvr_keras.tuning import distributed
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -35,15 +33,15 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
     assert scores == sorted(scores, reverse=True)
     # Each trial's score again: its saved model on the validation set (128 examples of the
     # test split, seed 1), accuracy counted here.
-    cfg = configs.parse(tune.Config, tune.PRESETS, args)
-    hypermodel = tuning.TokenHyperModel(
-        cfg.task(), cfg.num_examples, val_examples=cfg.val_examples, models=cfg.model,
-        epochs=cfg.epochs, warmup_epochs=cfg.warmup_epochs, seed=cfg.seed,
+    run, own = tune.RECIPE.parse(args)
+    hypermodel = tuning.PVRHyperModel(
+        run.task, run.num_examples, val_examples=own.val_examples, models=own.models,
+        epochs=run.epochs, warmup_epochs=run.warmup_epochs, seed=run.seed,
     )  # fmt: skip
     tuner = tuning.make_tuner(
         "random", hypermodel, directory=str(tmp_path), project_name=folder.name, max_trials=2
     )
-    x, y = data.token_arrays(cfg.task(), 128, split="test", seed=cfg.seed + 1)
+    x, y = data.token_arrays(run.task, 128, split="test", seed=run.seed + 1)
     for trial, model in zip(tuner.oracle.get_best_trials(2), tuner.get_best_models(2), strict=True):
         accuracy = float((model.predict(x, verbose=0).argmax(-1) == y).mean())
         assert trial.score == pytest.approx(accuracy, abs=1e-6), trial.trial_id
@@ -53,7 +51,7 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
         assert values["optimizer"] in ("sgd", "adam", "adagrad", "lamb")
         assert 1e-3 <= values["learning_rate"] <= 0.4
         assert values["batch_size"] in (128, 256, 512, 1024, 2048, 4096)
-    assert json.loads((folder / "config.json").read_text())["max_trials"] == 2
+    assert json.loads((folder / "config.json").read_text())["recipe"]["max_trials"] == 2
     printed = capsys.readouterr().out
     assert "best val_accuracy" in printed and f"train it: {saved['train_command']}" in printed
     # The printed command trains the best trial's hyperparameters with token_pvr.py.
@@ -62,7 +60,7 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
     import token_pvr  # recipes/ is on sys.path (above)
 
     argv = shlex.split(saved["train_command"])[2:]
-    trained = configs.parse(token_pvr.Config, token_pvr.presets("mlp"), argv)
+    trained, _ = token_pvr.RECIPE.parse(argv)
     top = saved["best"][0]["values"]
     assert (trained.optimizer, trained.batch_size, trained.model) == (
         top["optimizer"], top["batch_size"], top["model"],
@@ -79,8 +77,9 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
 
 def test_another_search_in_the_same_project_is_refused(tmp_path):
     folder = tmp_path / "random_mlp_w1_mod_sum_n256"
-    configs.write(dataclasses.replace(tune.Config(), num_examples=256, window=2), folder)
-    with pytest.raises(ValueError, match=r"holds a search of another configuration.*'window'"):
+    run, own = tune.RECIPE.parse([*TINY, "--window", "2"])
+    cli.write_config(folder, run, own)
+    with pytest.raises(ValueError, match=r"holds a search of another configuration .*window: 2"):
         tune.main([*TINY, "--directory", str(tmp_path), "--project", folder.name])
 
 

@@ -179,12 +179,12 @@ def test_progress_lines(tmp_path):
     trainer = functools.partial(fake_train, log=tmp_path / "log")
     run_sweep(GRID[:3], tmp_path / "r", name="demo", trainer=trainer, log=messages.append)
     assert messages[0].startswith("[demo] 3 runs in the grid;") and "3 to run" in messages[0]
-    assert messages[1].startswith("[demo] 1/3 runs done | mlp w1 mod_sum n=100 seed 0")
+    assert messages[1].startswith("[demo] 1/3 runs done | mlp-w1-mod_sum-n100-s0: train 1.000")
     assert "ETA" in messages[-1] and messages[-1].startswith("[demo] 3/3 runs done")
 
 
 def test_bad_input(tmp_path):
-    with pytest.raises(ValueError, match="at least one TokenRun"):
+    with pytest.raises(ValueError, match="at least one Run"):
         run_sweep([], tmp_path, name="t")
     with pytest.raises(ValueError, match="name must be"):
         run_sweep(GRID, tmp_path, name="a/b")
@@ -196,3 +196,34 @@ def test_bad_input(tmp_path):
     )
     with pytest.raises(IncompatibleResultsError, match="incompatible version"):
         run_sweep(GRID, tmp_path / "old", name="t")
+
+
+def test_a_sweep_of_block_runs_is_a_sweep_like_the_token_ones(tmp_path):
+    """Figure 7's setting over CNN widths x training-set sizes, IID and held out: a grid of
+    block runs, recorded with their kind and drawn by the same figures."""
+    from pvr_keras.runconfig import Run
+    from pvr_keras.sweeps import FIGURES, expand, make_figures
+
+    base = Run.make("block", model="vgg11_bn", epochs=1)
+    grid = expand({"holdout": [0, 1], "width": [8, 16], "num_examples": [500, 1000]}, base)
+    assert len({r.run_id for r in grid}) == 8
+    assert grid[0].run_id.startswith("block-vgg11_bn-mnist-width8-n500-s0-")
+
+    def trainer(run, run_dir):
+        accuracy = 0.01 if run.holdout else run.width / 20
+        return {"final": {"train_eval_accuracy": 1.0, "test_accuracy": accuracy},
+                "history": {"epoch": [1]}, "failed": False, "status": "complete",
+                "wall_time_s": 0.0}  # fmt: skip
+
+    summary = run_sweep(grid, tmp_path, name="blocks", figure=FIGURES["blocks"],
+                        trainer=trainer, log=lambda *_: None)  # fmt: skip
+    assert len(summary["trained"]) == 8
+    lines = [json.loads(s) for s in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert {line["kind"] for line in lines} == {"block"}
+    assert {(line["width"], line["holdout"]) for line in lines} == {
+        (w, h) for w in (8, 16) for h in (False, True)
+    }
+    written = make_figures(tmp_path, log=lambda *_: None)
+    assert {p.name for p in written} >= {"blocks_test_accuracy.png", "blocks.csv"}
+    rows = (tmp_path / "figures" / "blocks.csv").read_text().splitlines()
+    assert rows[0].startswith("model,holdout,width,num_examples")

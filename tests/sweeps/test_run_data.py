@@ -1,5 +1,5 @@
-"""A ``TokenRun`` trains on the data its fields describe: every task field, the seed and the
-sizes reach the streams ``training.train`` is given (the real ``train_token_run``, with
+"""A token ``Run`` trains on the data its fields describe: every task field, the seed and the
+sizes reach the streams ``training.train`` is given (the real ``train_run``, with
 ``training.train`` replaced by a stand-in that keeps its arguments)."""
 
 import dataclasses
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from pvr_keras import data, models, training
-from pvr_keras.sweeps import TokenRun
-from pvr_keras.sweeps.engine import train_token_run
+from pvr_keras.runconfig import Run
+from pvr_keras.sweeps.engine import train_run
 from pvr_keras.tasks import TokenTask
 
 SIZES = dict(num_examples=600, test_examples=300, batch_size=128)
@@ -29,7 +29,7 @@ def _captured(monkeypatch, tmp_path, run):
     calls = []
     monkeypatch.setattr(training, "train", lambda *args, **kwargs: calls.append((args, kwargs)))
     # tf.data streams on either backend (device input makes the same examples: test_device).
-    train_token_run(run, tmp_path / run.run_id, input="tfdata")
+    train_run(run, tmp_path / run.run_id, input="tfdata")
     (build_model, train_data, recipe, run_dir), kwargs = calls[0]
     return build_model, train_data, recipe, kwargs
 
@@ -40,7 +40,7 @@ def _arrays(dataset):
 
 
 def _expected(fields, n, split, holdout=None):
-    """The examples ``fields`` describe, made without ``TokenRun``."""
+    """The examples ``fields`` describe, made without ``Run``."""
     task = TokenTask(**{k: v for k, v in fields.items() if k in TASK_FIELDS})
     holdout = fields.get("holdout", 0) if holdout is None else holdout
     return data.token_arrays(task, n, split=split, seed=fields.get("seed", 0), holdout=holdout)
@@ -48,7 +48,7 @@ def _expected(fields, n, split, holdout=None):
 
 @pytest.mark.parametrize("fields", CASES, ids=lambda f: ",".join(f"{k}={v}" for k, v in f.items()))
 def test_every_task_field_reaches_the_data(monkeypatch, tmp_path, fields):
-    run = TokenRun(**SIZES, **fields)
+    run = Run.make("token", **SIZES, **fields)
     _, train_data, _, kwargs = _captured(monkeypatch, tmp_path, run)
     assert kwargs["seed"] == run.seed and kwargs["config"] == run.to_dict()
     assert train_data.num_examples == SIZES["num_examples"]
@@ -82,7 +82,7 @@ def test_every_task_field_reaches_the_data(monkeypatch, tmp_path, fields):
 
 def test_the_recipe_fields_reach_the_recipe(monkeypatch, tmp_path):
     overrides = dict(epochs=7, warmup_epochs=2, min_steps=30, batch_size=64, learning_rate=0.2)
-    run = TokenRun(num_examples=600, test_examples=100, **overrides)
+    run = Run.make("token", num_examples=600, test_examples=100, **overrides)
     _, train_data, recipe, _ = _captured(monkeypatch, tmp_path, run)
     assert recipe == dataclasses.replace(training.TOKEN, **overrides)
     x, _ = next(iter(train_data.make_train(0)))
@@ -91,7 +91,7 @@ def test_the_recipe_fields_reach_the_recipe(monkeypatch, tmp_path):
 
 
 def test_the_model_fields_reach_the_model(monkeypatch, tmp_path):
-    run = TokenRun(model="mlp", model_kwargs={"embed_dim": 4, "widths": (8, 6)}, **SIZES)
+    run = Run.make("token", model="mlp", model_kwargs={"embed_dim": 4, "widths": (8, 6)}, **SIZES)
     build_model, *_ = _captured(monkeypatch, tmp_path, run)
     model = build_model()
     assert model.name == "mlp"

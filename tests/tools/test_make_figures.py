@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from pvr_keras.sweeps import FIGURES, ResultsDir, TokenRun
+from pvr_keras.runconfig import Run
+from pvr_keras.sweeps import FIGURES, ResultsDir
 from tests.plots import assert_plot
 
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "make_figures.py"
@@ -24,7 +25,7 @@ def tool():
 
 
 def _line(test, train=1.0, failed=False, sweep="size_window", **fields):
-    run = TokenRun(**fields)
+    run = Run.make("token", **fields)
     return {
         "id": run.run_id,
         "sweep": sweep,

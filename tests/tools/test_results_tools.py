@@ -49,7 +49,7 @@ def test_tiny_sweep(tmp_path, monkeypatch):
     assert json.loads((study / "holdout_analysis.json").read_text())[0]["id"] == line["id"]
     # The records name the results folder as RESULTS, not the exporting machine's path.
     config = json.loads((study / "config_holdout_medium.json").read_text())
-    assert config["out"] == "RESULTS/token"
+    assert config["recipe"]["out"] == "RESULTS/token"
     assert str(tmp_path) not in "".join(p.read_text() for p in study.rglob("*.json"))
     from pvr_keras.sweeps import make_figures
 

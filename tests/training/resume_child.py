@@ -14,7 +14,7 @@ import pathlib
 
 from pvr_keras import models, training
 from pvr_keras.tasks import TokenTask
-from pvr_keras.training.inputs import token_train_data
+from pvr_keras.training.inputs import train_data
 from tests.training.fingerprints import BatchLog, Progress, tapped
 
 TASK = TokenTask(window=2)
@@ -29,7 +29,7 @@ def train(out, log, progress):
     """Trains the run into ``out``; ``log`` gets its batches, ``progress`` joins its fit."""
     return training.train(
         lambda: tapped(models.mlp(embed_dim=8, widths=(32, 16)), log, progress),
-        token_train_data(TASK, N, test_examples=512, batch_size=BATCH, seed=SEED),
+        train_data("token", TASK, N, test_examples=512, batch_size=BATCH, seed=SEED),
         RECIPE,
         out,
         config={"test": "resume", "window": 2, "num_examples": N},

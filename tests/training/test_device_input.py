@@ -32,7 +32,7 @@ RECIPE = dataclasses.replace(
 
 def _run(tmp_path, input, holdout=0):
     # 2001 and 1001 examples: ragged last batches (81 and 1001) in training and evaluation.
-    data = inputs.token_train_data(
+    data = inputs.train_data("token",
         TokenTask(window=2), 2001, test_examples=1001, batch_size=128, holdout=holdout,
         input=input,
     )  # fmt: skip
@@ -67,11 +67,11 @@ import numpy as np
 from pvr_keras import models, training
 from pvr_keras.data import device
 from pvr_keras.tasks import TokenTask
-from pvr_keras.training.inputs import token_train_data
+from pvr_keras.training.inputs import train_data
 recipe = dataclasses.replace(training.TOKEN, epochs=2, warmup_epochs=1, min_steps=0,
                              batch_size=128, learning_rate=0.1)
 for source in ("device", "tfdata"):
-    data = token_train_data(TokenTask(window=1), 2001, test_examples=1001, batch_size=128,
+    data = train_data("token", TokenTask(window=1), 2001, test_examples=1001, batch_size=128,
                             input=source)
     training.train(lambda: models.get("mlp", widths=(32, 32), embed_dim=8), data, recipe,
                    f"{sys.argv[1]}/{source}", verbose=0, distribution=placement)
@@ -119,9 +119,9 @@ NO_TF_DEVICES = """
 import dataclasses, json, sys
 from pvr_keras import models, training
 from pvr_keras.tasks import TokenTask
-from pvr_keras.training.inputs import token_train_data
+from pvr_keras.training.inputs import train_data
 recipe = dataclasses.replace(training.TOKEN, epochs=1, min_steps=0, batch_size=128)
-data = token_train_data(TokenTask(), 600, test_examples=300, batch_size=128, input="device")
+data = train_data("token", TokenTask(), 600, test_examples=300, batch_size=128, input="device")
 training.train(lambda: models.get("mlp", widths=(16,), embed_dim=4), data, recipe, sys.argv[1],
                verbose=0)
 started = False
@@ -152,7 +152,9 @@ def test_training_from_device_input_never_starts_tensorflow(tmp_path):
 @pytest.mark.skipif(BACKEND != "tensorflow", reason="the refusal is for the TensorFlow backend")
 def test_device_input_on_tensorflow_says_why_and_what_to_use():
     with pytest.raises(ValueError, match="needs the JAX backend; received backend 'tensorflow'"):
-        inputs.token_train_data(TokenTask(), 100, test_examples=10, batch_size=10, input="device")
+        inputs.train_data(
+            "token", TokenTask(), 100, test_examples=10, batch_size=10, input="device"
+        )
 
 
 def test_unknown_input_names_the_choices():
@@ -167,10 +169,10 @@ from pvr_keras.training import distribute
 placement = distribute.setup()  # first, before JAX runs anything
 from pvr_keras import models, training
 from pvr_keras.tasks import TokenTask
-from pvr_keras.training.inputs import token_train_data
+from pvr_keras.training.inputs import train_data
 recipe = dataclasses.replace(training.TOKEN, epochs=2, warmup_epochs=1, min_steps=0,
                              batch_size=128, learning_rate=0.1)
-data = token_train_data(TokenTask(window=1), 2001, test_examples=1001, batch_size=128,
+data = train_data("token", TokenTask(window=1), 2001, test_examples=1001, batch_size=128,
                         input="device")
 training.train(lambda: models.get("mlp", widths=(32, 32), embed_dim=8), data, recipe,
                sys.argv[1], distribution=placement, verbose=0)
@@ -209,8 +211,8 @@ def test_two_processes_each_make_their_share_and_train_as_tfdata(tmp_path):
             )
         )
     try:
-        data = inputs.token_train_data(
-            TokenTask(window=1), 2001, test_examples=1001, batch_size=128, input="tfdata"
+        data = inputs.train_data(
+            "token", TokenTask(window=1), 2001, test_examples=1001, batch_size=128, input="tfdata"
         )
         recipe = dataclasses.replace(RECIPE, epochs=2)
         single = training.train(

@@ -226,14 +226,14 @@ from pvr_keras.training import distribute
 distribute.split_cpu(2)
 from pvr_keras import models, training
 from pvr_keras.tasks import TokenTask
-from pvr_keras.training.inputs import token_train_data
+from pvr_keras.training.inputs import train_data
 
 recipe = dataclasses.replace(training.TOKEN, epochs=4, warmup_epochs=1, min_steps=0,
                              batch_size=128, learning_rate=0.1)
 for devices in (1, 2):
     # 4001 and 1001 examples: every epoch ends with a ragged batch of 33, the evaluations
     # with one of 1001, neither divisible by 2.
-    data = token_train_data(TokenTask(window=1), 4001, test_examples=1001, batch_size=128)
+    data = train_data("token", TokenTask(window=1), 4001, test_examples=1001, batch_size=128)
     training.train(lambda: models.get("mlp", widths=(32, 32), embed_dim=8), data, recipe,
                    f"{sys.argv[1]}/devices{devices}", devices=devices, verbose=0)
 """

@@ -23,7 +23,7 @@ SETUP = """
 import dataclasses
 from pvr_keras import models, training
 from pvr_keras.tasks import TokenTask
-from pvr_keras.training.inputs import token_train_data
+from pvr_keras.training.inputs import train_data
 
 RECIPE = dataclasses.replace(
     training.TOKEN, epochs=3, warmup_epochs=1, min_steps=0, batch_size=128, learning_rate=0.1
@@ -32,7 +32,7 @@ RECIPE = dataclasses.replace(
 
 def data():
     # 2001 and 1001 examples: ragged last batches (81 and 1001) in training and evaluation.
-    return token_train_data(TokenTask(window=1), 2001, test_examples=1001, batch_size=128)
+    return train_data("token", TokenTask(window=1), 2001, test_examples=1001, batch_size=128)
 
 
 def build():

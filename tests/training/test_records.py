@@ -11,7 +11,7 @@ import pytest
 from pvr_keras import models, training
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training import read_record, records
-from pvr_keras.training.inputs import token_train_data
+from pvr_keras.training.inputs import train_data
 
 TASK = TokenTask()
 RECIPE = dataclasses.replace(
@@ -20,7 +20,7 @@ RECIPE = dataclasses.replace(
 
 
 def _train(out, recipe, build=lambda: models.mlp(embed_dim=4, widths=(8,))):
-    data = token_train_data(TASK, 640, test_examples=128, batch_size=64, seed=0)
+    data = train_data("token", TASK, 640, test_examples=128, batch_size=64, seed=0)
     return training.train(
         build, data, recipe, out, config={"test": "records"}, verbose=0, save_model=False
     )
@@ -104,7 +104,7 @@ def test_history_csv_is_what_pandas_reads(tmp_path):
 def test_one_batch_size_per_run(tmp_path):
     """The streams and the recipe must agree on the batch (steps per epoch come from the
     recipe): a mismatch is refused before anything is written."""
-    streams = token_train_data(TokenTask(), 512, test_examples=100, batch_size=128)
+    streams = train_data("token", TokenTask(), 512, test_examples=100, batch_size=128)
     with pytest.raises(ValueError, match="batch_size=128 but the recipe has batch_size=1024"):
         training.train(models.mlp, streams, training.TOKEN, tmp_path / "run")
     assert not (tmp_path / "run").exists()

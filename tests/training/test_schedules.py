@@ -24,7 +24,8 @@ def test_every_searched_optimizer_trains_with_the_schedule():
 
     assert set(SEARCHED) <= set(training.recipe.OPTIMIZERS)
     for name in SEARCHED:
-        optimizer = training.TrainRecipe(optimizer=name, epochs=2, min_steps=0).make_optimizer(2048)
+        recipe = training.TrainRecipe(optimizer=name, epochs=2, min_steps=0)
+        optimizer = training.recipe.optimizer_for(recipe, 2048)
         assert type(optimizer).__name__.lower() == name
         schedule = optimizer._learning_rate  # Keras keeps the schedule here  # noqa: SLF001
         assert isinstance(schedule, WarmupCosine) and schedule.total_steps == 4  # 2 x 2 steps

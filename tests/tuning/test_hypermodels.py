@@ -14,7 +14,7 @@ TINY = {"mlp": {"widths": (8,), "embed_dim": 2}}
 
 def tiny(**kwargs):
     args = {"val_examples": 128, "model_kwargs": TINY, "epochs": 1, "warmup_epochs": 0}
-    return tuning.TokenHyperModel(TokenTask(window=2), 300, **{**args, **kwargs})
+    return tuning.PVRHyperModel(TokenTask(window=2), 300, **{**args, **kwargs})
 
 
 def hp_with(**values):
@@ -62,8 +62,13 @@ def test_search_space_is_appendix_a():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"models": ("resnet18",)}, "models must be a non-empty selection of mlp"),
-        ({"models": ()}, "models must be a non-empty selection"),
+        (
+            {"models": ("resnet18",)},
+            "model must be one of mlp, mlp2x, transformer, mixer .the "
+            "token models. or a builder reference .*; received 'resnet18'",
+        ),
+        ({"models": ("nets.py:tiny",)}, "no such file 'nets.py'"),
+        ({"models": ()}, "models must name at least one model"),
         ({"optimizers": ("sgd", "rmsprop")}, "optimizers must be a non-empty selection"),
         ({"batch_sizes": (100,)}, "batch_sizes must be a non-empty selection of 128"),
         ({"learning_rates": (0.1, 0.01)}, r"learning_rates must be \(low, high\)"),
@@ -81,7 +86,7 @@ def test_bad_hypermodel_arguments(kwargs, message):
 
 def test_bad_task():
     with pytest.raises(ValueError, match="task must be a TokenTask"):
-        tuning.TokenHyperModel("token", 100)
+        tuning.PVRHyperModel("token", 100)
 
 
 @pytest.mark.slow
@@ -129,7 +134,7 @@ def test_bad_tuner(tmp_path):
         tuning.make_tuner("grid", tiny(), directory=tmp_path)
 
 
-class Interrupted(tuning.TokenHyperModel):
+class Interrupted(tuning.PVRHyperModel):
     """Counts trials trained; with ``stop_at`` set, raises KeyboardInterrupt in that fit (as a
     kill would, it escapes keras-tuner's error handling and leaves the trial unfinished)."""
 

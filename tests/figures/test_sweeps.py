@@ -1,13 +1,14 @@
 import numpy as np
 import pytest
 
-from pvr_keras.sweeps import FIGURES, TokenRun, plot, summarise
-from pvr_keras.sweeps.figures import _value_label
+from pvr_keras.figures.sweeps import _value_label
+from pvr_keras.runconfig import Run
+from pvr_keras.sweeps import FIGURES, plot, summarise
 from tests.plots import assert_plot
 
 
 def record(test, train=1.0, failed=False, **fields):
-    run = TokenRun(**fields)
+    run = Run.make("token", **fields)
     return {
         "id": run.run_id,
         **run.to_dict(),

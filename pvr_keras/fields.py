@@ -1,0 +1,15 @@
+"""Dataclass fields that carry the help (and choices) of their command-line flag.
+
+Every config section (a task, the training recipe, the run's sections, a recipe's own fields)
+declares its fields with ``field``; ``pvr_keras.cli`` makes one flag of each::
+
+    window: int = field("window size (complexity + 1)", default=1)
+"""
+
+import dataclasses
+
+
+def field(help="", choices=None, **more):
+    """``dataclasses.field(**more)`` with the ``help`` (and ``choices``) of its flag."""
+    metadata = {"help": help, **({"choices": tuple(choices)} if choices else {})}
+    return dataclasses.field(metadata=metadata, **more)

@@ -1,0 +1,39 @@
+"""The paper's figures, drawn from records: one place for every plot the library makes.
+
+- ``learning_curve`` (every run), ``fast_slow_curves`` (Figure 12) — ``figures.curves``;
+- ``plot`` / ``summarise`` of sweep results (Figures 9-11, 14, 16, 17) — ``figures.sweeps``
+  (``sweeps.make_figures(RESULTS)`` draws a whole results directory);
+- ``logits`` (Figure 8), ``cka_bars`` (Figure 13), ``noise_curves`` / ``noise_averages``
+  (Figure 5), ``held_out_predictions`` (Figure 14's misses), ``benchmark`` (a benchmark
+  suite's table) — ``figures.analyses``.
+
+Everything draws on a ``matplotlib.figure.Figure`` (no pyplot), so plotting never switches a
+program's or a notebook's matplotlib backend, and nothing here imports Keras.
+"""
+
+from pvr_keras.figures.analyses import (
+    benchmark,
+    cka_bars,
+    held_out_predictions,
+    logits,
+    noise_averages,
+    noise_curves,
+)
+from pvr_keras.figures.curves import fast_slow_curves, learning_curve
+from pvr_keras.figures.sweeps import FIGURES, check_spec, plot, summarise, write_csv
+
+__all__ = [
+    "FIGURES",
+    "benchmark",
+    "check_spec",
+    "cka_bars",
+    "fast_slow_curves",
+    "held_out_predictions",
+    "learning_curve",
+    "logits",
+    "noise_averages",
+    "noise_curves",
+    "plot",
+    "summarise",
+    "write_csv",
+]

@@ -1,0 +1,161 @@
+"""Figures of the paper's analyses: logits (Figure 8), CKA (Figure 13), noise sensitivity
+(Figure 5) and what holdout runs predict on their held-out windows (Figure 14's misses)."""
+
+import math
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+
+
+def _save(fig, path, dpi=110):
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    return path
+
+
+def logits(analysis, held_out, path, title):
+    """Figure 8: mean logit of each class, per model (rows) and subset of the held-out test
+    examples (columns); the classes held out in that subset's cell in red.
+
+    Args:
+        analysis: ``analysis.logit_analysis``'s result, ``{model: summary}``.
+        held_out: per subset (column), the classes held out there.
+        path: where the PNG goes.
+    """
+    models = list(analysis)
+    subsets = list(next(iter(analysis.values()))["subsets"])
+    fig = Figure(figsize=(3.4 * len(subsets), 2.8 * len(models)))
+    axes = fig.subplots(len(models), len(subsets), sharey=True, squeeze=False)
+    num_classes = len(next(iter(analysis.values()))["mean_logits_by_class"])
+    classes = np.arange(num_classes)
+    for i, model in enumerate(models):
+        for j, subset in enumerate(subsets):
+            ax = axes[i, j]
+            group = analysis[model]["subsets"][subset]
+            colors = ["tab:red" if c in held_out[j] else "tab:gray" for c in classes]
+            ax.bar(classes, group["mean_logits"], color=colors)
+            ax.axhline(0, color="black", linewidth=0.5)
+            ax.set_xticks(classes)
+            ax.set_title(f"{subset} (n={group['count']})", fontsize=9)
+            if j == 0:
+                accuracy = analysis[model]["accuracy"]
+                ax.set_ylabel(f"trained {model}\nmean logit (acc {accuracy:.0%})")
+            if i == len(models) - 1:
+                ax.set_xlabel("class")
+    fig.suptitle(f"{title}\nheld-out test examples; red: classes held out in the named cell")
+    return _save(fig, path)
+
+
+def cka_bars(bars, path, title):
+    """Figure 13: one bar per compared pair (``[(label, value, color), ...]``)."""
+    fig = Figure(figsize=(1.6 + 1.3 * max(1, len(bars)), 3.8))
+    ax = fig.subplots()
+    if bars:
+        ax.bar([b[0] for b in bars], [b[1] for b in bars], color=[b[2] for b in bars])
+        for i, (_, value, _) in enumerate(bars):
+            ax.text(i, value + 0.01, f"{value:.3f}", ha="center", fontsize=9)
+        ax.set_title(title, fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+    else:
+        ax.text(0.5, 0.5, title, ha="center")
+    ax.set(ylim=(0, 1.05), ylabel="CKA")
+    return _save(fig, path)
+
+
+def noise_curves(deltas, curves, path, *, title, log_delta_range):
+    """Figure 5a: NS_delta against delta (log axis), one line per window.
+
+    Args:
+        deltas: the delta grid.
+        curves: ``{window: NS values over deltas}``.
+        log_delta_range: (ln of least, ln of largest delta), for the ticks.
+    """
+    fig = Figure(figsize=(5.5, 4))
+    ax = fig.subplots()
+    colors = matplotlib.colormaps["viridis"](np.linspace(0, 0.9, len(curves)))
+    for (window, ns), color in zip(curves.items(), colors, strict=True):
+        ax.plot(deltas, ns, marker=".", color=color, label=f"window {window}")
+    ax.set_xscale("log")
+    low, high = log_delta_range
+    powers = range(math.ceil(low), math.floor(high) + 1)
+    ax.set_xticks([math.exp(p) for p in powers], [f"$e^{{{p}}}$" for p in powers])
+    ax.minorticks_off()
+    ax.set_xlabel(r"$\delta$")
+    ax.set_ylabel(r"NS$_\delta$")
+    ax.set_title(title)
+    ax.legend(fontsize="small", ncol=2)
+    return _save(fig, path, dpi=120)
+
+
+def noise_averages(windows, averages, path, *, log_delta_range):
+    """Figure 5b: NS_delta averaged over the delta grid, one line per aggregation.
+
+    Args:
+        windows: the windows (x axis).
+        averages: ``{aggregation: [mean NS per window]}``.
+    """
+    fig = Figure(figsize=(5.5, 4))
+    ax = fig.subplots()
+    for aggregation, values in averages.items():
+        ax.plot(windows, values, marker="o", label=aggregation)
+    ax.set_xlabel("window size")
+    low, high = (f"{v:g}" for v in log_delta_range)
+    ax.set_ylabel(rf"mean NS$_\delta$ over $\delta \in [e^{{{low}}}, e^{{{high}}}]$")
+    ax.set_xticks(windows)
+    ax.set_title("Noise sensitivity by aggregation")
+    ax.legend(fontsize="small")
+    return _save(fig, path, dpi=120)
+
+
+def held_out_predictions(summaries, path):
+    """The labels each holdout run predicts on its held-out test windows (green: their true
+    labels), one panel per run (``analysis.held_out_summary`` results with id fields)."""
+    cols = min(4, len(summaries))
+    rows = -(-len(summaries) // cols)
+    fig = Figure(figsize=(3.2 * cols, 2.6 * rows))
+    axes = fig.subplots(rows, cols, squeeze=False)
+    for ax, s in zip(axes.flat, summaries, strict=False):
+        counts = s["predicted_counts"]
+        labels = {t["label"] for t in s["tuples"]}
+        colors = ["tab:green" if c in labels else "tab:gray" for c in range(len(counts))]
+        ax.bar(range(len(counts)), counts, color=colors)
+        base = "".join(map(str, s["holdout_values"]))
+        ax.set_title(f"w{s['window']} k={s['holdout']} of ({base}) s{s['seed']}\n"
+                     f"held-out acc {s['accuracy']:.2f}, IID {s['iid_test_accuracy'] or 0:.2f}",
+                     fontsize=8)  # fmt: skip
+        ax.set_xticks(range(len(counts)))
+        ax.tick_params(labelsize=7)
+    for ax in list(axes.flat)[len(summaries) :]:
+        ax.axis("off")
+    fig.suptitle("Predicted labels on the held-out test windows (green: their true labels)",
+                 fontsize=9)  # fmt: skip
+    return _save(fig, path)
+
+
+def benchmark(entries, columns, path, title):
+    """A benchmark suite's table as grouped bars: one group per entry, one bar per model.
+
+    Args:
+        entries: the entry names (x axis).
+        columns: ``{model label: [test accuracy per entry, or None]}``, the benchmarked model
+            first.
+    """
+    fig = Figure(figsize=(max(6.0, 1.1 * len(entries) * max(1, len(columns)) ** 0.5 + 2), 3.8))
+    ax = fig.subplots()
+    width = 0.8 / max(1, len(columns))
+    colors = matplotlib.colormaps["tab10"]
+    for i, (label, values) in enumerate(columns.items()):
+        xs = [j + (i - (len(columns) - 1) / 2) * width for j in range(len(entries))]
+        ys = [v if v is not None else 0.0 for v in values]
+        ax.bar(xs, ys, width=width, label=label, color=colors(i % 10),
+               edgecolor="black" if i == 0 else None)  # fmt: skip
+        for x, v in zip(xs, values, strict=True):
+            if v is None:
+                ax.text(x, 0.02, "-", ha="center", fontsize=7)
+    ax.axhline(0.1, color="grey", lw=0.8, ls=":")
+    ax.set_xticks(range(len(entries)), entries, fontsize=8, rotation=20)
+    ax.set(ylim=(0, 1.05), ylabel="test accuracy")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, ncol=min(4, len(columns)), loc="upper right")
+    return _save(fig, path)

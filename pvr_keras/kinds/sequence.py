@@ -1,0 +1,56 @@
+"""The image-sequence kind: the token task with every token drawn as a random MNIST image of
+that digit (Figure 2), ``TokenTask``; trained on the paper's visual recipe."""
+
+from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.recipe import VISUAL
+from pvr_keras.tasks import TokenTask
+
+# The fields every image-sequence run has been recorded with (image_sequence.py; its model
+# fields are the image_sequence builder's arguments, model_kwargs).
+IDENTITY = (
+    "num_examples", "test_examples", "train_eval_examples", "epochs", "batch_size",
+    "learning_rate", "schedule", "seed", "window", "aggregation", "holdout", "model_kwargs",
+)  # fmt: skip
+DIGITS = 10
+
+
+def model_arguments(task):
+    return {"seq_len": task.seq_len, "num_classes": task.num_classes}
+
+
+def check(task, holdout):
+    """The tokens are drawn as MNIST digits: at most 10 values."""
+    if task.num_values > DIGITS:
+        raise ValueError(
+            f"image sequences draw tokens as MNIST digits: num_values must be at most {DIGITS}; "
+            f"received {task.num_values}"
+        )
+    return task.check_holdout(holdout)
+
+
+def id_parts(run):
+    return [f"w{run.task.window}", run.task.aggregation] + (
+        [f"h{run.data.holdout}"] if run.data.holdout else []
+    )
+
+
+SEQUENCE_KIND = register_kind(
+    TaskKind(
+        name="sequence",
+        task=TokenTask,
+        models="sequence",
+        recipe=VISUAL,
+        dataset="pvr_keras.data.sequence:sequence_dataset",
+        device="pvr_keras.data.device_images:sequence_stream",
+        arrays="pvr_keras.data.sequence:sequence_arrays",
+        model_arguments=model_arguments,
+        check=check,
+        defaults={"model": "image_sequence", "num_examples": 60_000},
+        identity=IDENTITY,
+        iid_eval=False,
+        eval_batch_size=500,
+        images=True,
+        prepare="pvr_keras.data.sequence:prepare",
+        id_parts=id_parts,
+    )
+)

@@ -1,0 +1,52 @@
+"""The token kind: ``TokenTask`` sequences, the paper's main task (Sections 3.1, 5 and 6)."""
+
+from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.recipe import TOKEN
+from pvr_keras.tasks import TokenTask
+
+# The fields every token run has been recorded with, in the order the records show them.
+IDENTITY = (
+    "model", "window", "aggregation", "pointer", "holdout", "num_examples", "seed",
+    "window_mode", "test_examples", "epochs", "warmup_epochs", "min_steps", "batch_size",
+    "learning_rate", "model_kwargs",
+)  # fmt: skip
+
+
+def model_arguments(task):
+    """Token models take int tokens: the sequence length, vocabulary and classes."""
+    return {"seq_len": task.seq_len, "vocab": task.num_values, "num_classes": task.num_classes}
+
+
+def check(task, holdout):
+    return task.check_holdout(holdout)
+
+
+def id_parts(run):
+    """``w2-mod_sum[-nopointer][-h1[-of123]]``."""
+    task, parts = run.task, [f"w{run.task.window}", run.task.aggregation]
+    if not task.pointer:
+        parts.append("nopointer")
+    if run.data.holdout:
+        parts.append(f"h{run.data.holdout}")
+        if task.holdout_values is not None:
+            parts.append("of" + "".join(map(str, task.holdout_values)))
+    return parts
+
+
+TOKEN_KIND = register_kind(
+    TaskKind(
+        name="token",
+        task=TokenTask,
+        models="token",
+        recipe=TOKEN,
+        dataset="pvr_keras.data.token:token_dataset",
+        device="pvr_keras.data.device:token_stream",
+        arrays="pvr_keras.data.token:token_arrays",
+        model_arguments=model_arguments,
+        check=check,
+        identity=IDENTITY,
+        iid_eval=True,
+        eval_batch_size=4096,
+        id_parts=id_parts,
+    )
+)

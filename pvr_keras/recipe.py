@@ -1,0 +1,118 @@
+"""The paper's training recipes (Appendix A): a run's training section, as typed presets.
+
+``TOKEN`` (SGD momentum 0.9, weight decay 1e-5, batch 1024, 200 epochs, cosine from 0.05
+after a 10-epoch linear warm-up, at least 800 iterations) and ``VISUAL`` (Adam 1e-4, batch
+50, 10 epochs). Nothing here imports Keras: ``training.recipe.optimizer_for`` makes the
+optimizer.
+"""
+
+import dataclasses
+import math
+
+from pvr_keras.fields import field
+
+# Appendix A's sweep: SGD (with momentum), Adam, Adagrad, LAMB.
+OPTIMIZERS = ("sgd", "adam", "adagrad", "lamb")
+SCHEDULES = ("cosine", "constant")
+
+
+def _finite(value):
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainRecipe:
+    """How to train: optimizer, learning rate and its schedule, batch size and length.
+
+    The paper's token recipe is ``TOKEN``, its visual recipe ``VISUAL`` (Appendix A).
+    ``failed_below``: a run whose final training accuracy is below it counts as failed (the
+    paper ignores runs below 20%; we record them as failed instead).
+    """
+
+    optimizer: str = field(
+        help="Appendix A's optimizers (paper: sgd, momentum 0.9)", choices=OPTIMIZERS, default="sgd"
+    )
+    learning_rate: float = field("base learning rate", default=0.05)
+    momentum: float = field("SGD momentum", default=0.9)
+    weight_decay: float = field("decoupled weight decay", default=1e-5)
+    batch_size: int = field("global batch size", default=1024)
+    epochs: int = field("epochs (at least min_steps steps)", default=200)
+    warmup_epochs: int = field("linear warm-up epochs", default=10)
+    schedule: str = field(
+        help="learning rate: warm-up + cosine, or constant", choices=SCHEDULES, default="cosine"
+    )
+    min_steps: int = field("train at least this many steps (tiny training sets)", default=800)
+    failed_below: float = field("final training accuracy below which a run failed", default=0.2)
+
+    def __post_init__(self):
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(
+                f"optimizer must be one of {', '.join(OPTIMIZERS)}; received {self.optimizer!r}"
+            )
+        if self.schedule not in SCHEDULES:
+            raise ValueError(
+                f"schedule must be one of {', '.join(SCHEDULES)}; received {self.schedule!r}"
+            )
+        for name in ("batch_size", "epochs"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; received {value!r}")
+        for name in ("warmup_epochs", "min_steps"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"{name} must be an integer >= 0; received {value!r}")
+        if not _finite(self.learning_rate) or self.learning_rate <= 0:
+            raise ValueError(
+                f"learning_rate must be a finite number > 0; received {self.learning_rate}"
+            )
+        if isinstance(self.learning_rate, int):  # 1 and 1.0 are one configuration: one id
+            object.__setattr__(self, "learning_rate", float(self.learning_rate))
+        for name in ("momentum", "weight_decay"):
+            value = getattr(self, name)
+            if not _finite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0; received {value!r}")
+        if not _finite(self.failed_below) or not 0 <= self.failed_below <= 1:
+            raise ValueError(f"failed_below must be in [0, 1]; received {self.failed_below!r}")
+
+    def steps_per_epoch(self, num_examples):
+        return math.ceil(num_examples / self.batch_size)
+
+    def num_epochs(self, num_examples):
+        """Epochs to run: ``epochs``, or more so that at least ``min_steps`` iterations run."""
+        return max(self.epochs, math.ceil(self.min_steps / self.steps_per_epoch(num_examples)))
+
+
+# Token tasks: SGD momentum 0.9, weight decay 1e-5, batch 1024, 200 epochs, cosine from 0.05
+# after a 10-epoch linear warm-up, at least 800 iterations for tiny training sets.
+TOKEN = TrainRecipe()
+# Visual tasks: Adam 1e-4, batch 50, 10 epochs.
+VISUAL = TrainRecipe(
+    optimizer="adam",
+    learning_rate=1e-4,
+    momentum=0.0,
+    weight_decay=0.0,
+    batch_size=50,
+    epochs=10,
+    warmup_epochs=0,
+    schedule="constant",
+    min_steps=0,
+)
+RECIPES = {"token": TOKEN, "visual": VISUAL}
+
+
+# Token tasks: SGD momentum 0.9, weight decay 1e-5, batch 1024, 200 epochs, cosine from 0.05
+# after a 10-epoch linear warm-up, at least 800 iterations for tiny training sets.
+TOKEN = TrainRecipe()
+# Visual tasks: Adam 1e-4, batch 50, 10 epochs.
+VISUAL = TrainRecipe(
+    optimizer="adam",
+    learning_rate=1e-4,
+    momentum=0.0,
+    weight_decay=0.0,
+    batch_size=50,
+    epochs=10,
+    warmup_epochs=0,
+    schedule="constant",
+    min_steps=0,
+)
+RECIPES = {"token": TOKEN, "visual": VISUAL}

@@ -1,0 +1,329 @@
+"""One run config for every task kind: task + model + data + training recipe + system.
+
+    from pvr_keras.runconfig import Run
+    run = Run.make("token", model="mixer", width=0.125, window=2, num_examples=30_000)
+    run.window, run.epochs, run.model            # every field by its one flat name
+    run.replace(seed=1, epochs=80)               # a new run; fields go to their section
+    run.run_id                                   # 'mixer-w2-mod_sum-x0.125-n30000-s0-...'
+
+A run is made of sections, each a small dataclass, and every field has one name across
+them (so flags, sweep axes and records use flat names; no field is declared twice):
+
+- ``task``: the kind's task dataclass (``TokenTask``: window, aggregation, pointer, ...);
+- ``architecture`` (``ModelSection``): the ``model`` by name or builder reference, its width;
+- ``data`` (``DataSection``): training / test set sizes, seed, holdout;
+- ``train`` (``TrainRecipe``): optimizer, learning rate, schedule, batch size, epochs;
+- ``system`` (``System``): how it runs (backend, devices, input, data dir, tensorboard).
+
+The run's identity (what its records and id are made of) is everything but ``system``
+(``pvr_keras.identity``): a run killed on one machine resumes on another, with other devices
+or the other input. Nothing here imports Keras or a framework, so a whole grid of runs is
+checked before any work starts.
+"""
+
+import dataclasses
+import math
+from typing import Any
+
+from pvr_keras import kinds, registry
+from pvr_keras.fields import field
+from pvr_keras.recipe import OPTIMIZERS, RECIPES, SCHEDULES, TOKEN, VISUAL, TrainRecipe
+
+__all__ = ["OPTIMIZERS", "RECIPES", "SCHEDULES", "TOKEN", "VISUAL", "DataSection", "ModelSection",
+           "Run", "System", "TrainRecipe", "default_run", "section_fields"]  # fmt: skip
+
+INPUTS = ("tfdata", "device")
+BACKENDS = ("tensorflow", "jax")
+MAX_SEED = 2**63  # seeds are taken modulo 2**64 by the hashes: refuse what would alias
+MAX_EXAMPLES = 2**31 - 1  # example indices are int32 on the device
+
+
+def _finite(value):
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_int(name, value, minimum, maximum=None):
+    """Raises ValueError unless ``value`` is an int in ``[minimum, maximum)``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
+    if value < minimum or (maximum is not None and value >= maximum):
+        bound = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum})"
+        raise ValueError(f"{name} must be an integer {bound}; received {value!r}")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSection:
+    """The architecture: a registered name or a builder reference, and its width."""
+
+    model: str = field(
+        "architecture: a registered name or a builder 'module:function' / 'file.py:function'",
+        default="mlp",
+    )
+    width: float = field(
+        "scale of every model width (1 = the paper's model); a CNN's base channels",
+        default=1.0,
+    )
+    model_kwargs: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class DataSection:
+    """What the model sees: set sizes, the seed of data and weights, the holdout shift."""
+
+    num_examples: int = field("training set size", default=10_000)
+    test_examples: int = field("test set size", default=10_000)
+    train_eval_examples: int = field(
+        "training examples evaluated after each epoch (the training accuracy)", default=10_000
+    )
+    seed: int = field("seed of the data, its order and the initial weights", default=0)
+    holdout: int = field("holdout-k (Section 6.2); blocks: 1 = Figure 6's shift", default=0)
+
+
+@dataclasses.dataclass(frozen=True)
+class System:
+    """How a run executes; never part of its identity (a run resumes under another)."""
+
+    backend: str | None = field(
+        "Keras backend (none: KERAS_BACKEND, else Keras's default)", BACKENDS, default=None
+    )
+    devices: int | None = field(
+        "train data-parallel on the first N devices (none: all GPUs, else CPU)", default=None
+    )
+    input: str | None = field(
+        "where batches are made: device (JAX: on the accelerator) or tfdata (none: device on "
+        "JAX, tfdata on TensorFlow; the same examples either way)",
+        INPUTS,
+        default=None,
+    )
+    data_dir: str | None = field(
+        "TFDS data dir (none: TFDS_DATA_DIR, else ~/tensorflow_datasets)", default=None
+    )
+    download: bool = field("download MNIST / CIFAR-10 on first use if not prepared", default=True)
+    tensorboard: bool = field(
+        "also log to OUT/tensorboard (view with: tensorboard --logdir OUT)", default=False
+    )
+
+    def __post_init__(self):
+        if self.backend not in (None, *BACKENDS):
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
+        if self.input not in (None, *INPUTS):
+            raise ValueError(f"input must be one of {', '.join(INPUTS)}; received {self.input!r}")
+        if self.devices is not None:
+            check_int("devices", self.devices, 1)
+
+
+SECTIONS = {
+    "architecture": ModelSection, "data": DataSection, "train": TrainRecipe, "system": System
+}  # fmt: skip
+
+
+def section_fields(kind_spec):
+    """``{flat field name: section}`` of a kind's runs (``task`` for its task's fields)."""
+    owner = {"kind": "kind"}
+    for name in (f.name for f in dataclasses.fields(kind_spec.task)):
+        owner[name] = "task"
+    for section, cls in SECTIONS.items():
+        for name in (f.name for f in dataclasses.fields(cls)):
+            if name in owner:
+                raise ValueError(
+                    f"the {kind_spec.name} task's field {name!r} is also a {section} field"
+                )
+            owner[name] = section
+    return owner
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One training run of any task kind (see the module docstring).
+
+    Build one with ``Run.make(kind, **fields)`` (the kind's defaults, then the fields) and
+    change it with ``run.replace(**fields)``; both check the whole run (task, holdout, model
+    and kind, sizes, recipe) and raise ``ValueError`` saying what is wrong.
+    """
+
+    kind: str
+    task: Any
+    architecture: ModelSection
+    data: DataSection
+    train: TrainRecipe
+    system: System = System()
+
+    def __post_init__(self):
+        spec = kinds.kind(self.kind)
+        if not isinstance(self.task, spec.task):
+            raise ValueError(
+                f"the {spec.name} kind's task is a {spec.task.__name__}; received "
+                f"{type(self.task).__name__}"
+            )
+        for name, cls in SECTIONS.items():
+            if not isinstance(getattr(self, name), cls):
+                raise ValueError(f"{name} must be a {cls.__name__}")
+        data = self.data
+        check_int("num_examples", data.num_examples, 1, MAX_EXAMPLES + 1)
+        check_int("test_examples", data.test_examples, 1, MAX_EXAMPLES + 1)
+        check_int("train_eval_examples", data.train_eval_examples, 1, MAX_EXAMPLES + 1)
+        check_int("seed", data.seed, 0, MAX_SEED)
+        holdout = spec.check(self.task, data.holdout)
+        if holdout is not data.holdout:
+            object.__setattr__(self, "data", dataclasses.replace(data, holdout=holdout))
+        self._check_model(spec)
+
+    def _check_model(self, spec):
+        section = self.architecture
+        name = section.model
+        if registry.is_reference(name):
+            name = registry.normalise_reference(name)
+        model = registry.check_model(name, spec.models)
+        if not isinstance(section.model_kwargs, dict):
+            raise ValueError(f"model_kwargs must be a dict; received {section.model_kwargs!r}")
+        width = section.width
+        if isinstance(width, bool) or not _finite(width) or not width > 0:
+            raise ValueError(f"width must be a number > 0; received {width!r}")
+        if model.width_arg is not None:
+            if width != int(width):
+                raise ValueError(
+                    f"width of {name} is its {model.width_arg} (an integer); received {width}"
+                )
+            width = int(width)
+        else:
+            width = float(width)
+            if width != 1 and section.model_kwargs:
+                raise ValueError(
+                    f"give width (a scale of the paper's widths) or model_kwargs, not both; "
+                    f"received width={width:g}, model_kwargs={section.model_kwargs}"
+                )
+            if width != 1 and not model.widths:
+                raise ValueError(
+                    f"{name} declares no widths to scale (register_model(..., widths=...)); "
+                    f"received width={width:g}"
+                )
+        fixed = dataclasses.replace(section, model=name, width=width)
+        if fixed != section or type(fixed.width) is not type(section.width):
+            object.__setattr__(self, "architecture", fixed)
+
+    # -- building and changing ----------------------------------------------------------------
+
+    @classmethod
+    def make(cls, kind="token", **fields):
+        """A run of ``kind`` with the kind's defaults and ``fields`` (flat names)."""
+        base = default_run(kind)
+        return base.replace(**fields) if fields else base
+
+    def replace(self, **fields):
+        """This run with ``fields`` (flat names, any section) replaced; checked."""
+        spec = kinds.kind(self.kind)
+        owner = section_fields(spec)
+        unknown = sorted(set(fields) - set(owner))
+        if unknown:
+            raise ValueError(
+                f"unknown run fields {', '.join(unknown)}; the {spec.name} kind's fields are "
+                f"{', '.join(owner)}"
+            )
+        if "kind" in fields and fields["kind"] != self.kind:
+            raise ValueError("a run's kind cannot be replaced: use Run.make(kind, ...)")
+        by_section = {}
+        for name, value in fields.items():
+            if owner[name] != "kind":
+                by_section.setdefault(owner[name], {})[name] = value
+        changed = {
+            section: dataclasses.replace(getattr(self, section), **values)
+            for section, values in by_section.items()
+        }
+        return dataclasses.replace(self, **changed)
+
+    def __getattr__(self, name):
+        # Flat access (run.window, run.epochs); only called for names that are not sections.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        for section in ("task", "architecture", "data", "train", "system"):
+            try:
+                value = object.__getattribute__(self, section)
+            except AttributeError:
+                break
+            if dataclasses.is_dataclass(value) and name in {
+                f.name for f in dataclasses.fields(value)
+            }:
+                return getattr(value, name)
+        raise AttributeError(f"a Run has no field {name!r}")
+
+    def flat(self, *, system=True):
+        """Every field by its flat name (``system`` fields too unless ``system=False``)."""
+        out = {"kind": self.kind}
+        for section in ("task", "architecture", "data", "train", *(("system",) if system else ())):
+            value = getattr(self, section)
+            out.update({f.name: getattr(value, f.name) for f in dataclasses.fields(value)})
+        return out
+
+    @property
+    def spec(self):
+        """The run's ``TaskKind``."""
+        return kinds.kind(self.kind)
+
+    @property
+    def model_spec(self):
+        return registry.model_spec(self.model)
+
+    # -- what it trains -------------------------------------------------------------------------
+
+    def recipe(self):
+        """The training recipe (the ``train`` section)."""
+        return self.train
+
+    def model_arguments(self):
+        """Keyword arguments of the model builder: the task's (``seq_len``, ``vocab``,
+        ``num_classes``; or ``input_shape``, ...), then the width and ``model_kwargs``."""
+        spec = self.model_spec
+        args = dict(self.spec.model_arguments(self.task))
+        if spec.width_arg is not None:
+            args[spec.width_arg] = int(self.width)
+        elif self.width != 1:
+            args.update(registry.width_kwargs(spec, self.width))
+        args.update(self.model_kwargs)
+        return args
+
+    @property
+    def run_id(self):
+        from pvr_keras import identity
+
+        return identity.run_id(self)
+
+    def to_dict(self):
+        """The run's identity as a JSON-ready dict (``identity.identity``)."""
+        from pvr_keras import identity
+
+        return identity.identity(self)
+
+    def train_examples(self):
+        """Examples the training passes over: epochs x steps per epoch x batch size."""
+        recipe, n = self.train, self.data.num_examples
+        return recipe.num_epochs(n) * recipe.steps_per_epoch(n) * recipe.batch_size
+
+    def cost(self):
+        """Rough relative cost, for progress estimates: examples trained and evaluated, plus
+        a fixed charge per epoch (checkpoint, records) and per run (build, compile)."""
+        epochs = self.train.num_epochs(self.data.num_examples)
+        evaluated = (
+            min(self.data.num_examples, self.data.train_eval_examples)
+            + self.data.test_examples
+            + 5_000
+        )
+        return self.train_examples() + epochs * evaluated + 50_000
+
+
+_DEFAULTS = {}  # kind name -> (TaskKind, its default Run)
+
+
+def default_run(kind="token"):
+    """The kind's default run: its task's defaults, its recipe, then its ``defaults``."""
+    spec = kinds.kind(kind)
+    cached = _DEFAULTS.get(kind)
+    if cached is None or cached[0] is not spec:
+        sections = {"kind": kind, "task": spec.task(), "architecture": ModelSection(),
+                    "data": DataSection(), "train": spec.recipe, "system": System()}  # fmt: skip
+        owner = section_fields(spec)
+        for name, value in spec.defaults.items():
+            section = owner[name]
+            sections[section] = dataclasses.replace(sections[section], **{name: value})
+        _DEFAULTS[kind] = (spec, Run(**sections))
+    return _DEFAULTS[kind][1]

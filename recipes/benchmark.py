@@ -1,0 +1,178 @@
+"""Benchmark any model on a fixed, named suite of PVR tasks, beside the paper's models.
+
+    python recipes/benchmark.py --model mixer --width 0.125             # the quick suite
+    python recipes/benchmark.py --model my_nets.py:tiny_net              # a builder of yours
+    python recipes/benchmark.py --model my_pkg.nets:tiny_net --suite standard
+    python recipes/benchmark.py --model resnet18                         # image models: blocks
+
+The suite (``pvr_keras.sweeps.suites``) is a fixed list of tasks trained with one fixed
+budget. Token models: windows 1-4 of mod_sum, window 2 with median, holdout-1 (tested on the
+held-out windows, and on IID data) and without the pointer. Image models (builders registered
+with ``kind="image"``): 2x2 MNIST blocks, IID and under Figure 6's holdout. ``quick``: 20,000
+token examples, 12 epochs at batch 128 (about 5 min for the paper's MLP on a 2-core CPU);
+``standard``: 300,000 examples, 30 epochs at batch 1024.
+
+Resumable (a sweep results directory: started again, it trains only what is missing). Writes
+into ``--out``: results.jsonl and runs/ (every run's record and model), and the table:
+benchmark.json (per entry: test accuracy, training accuracy, IID accuracy of the holdout
+entry, failed, minutes), benchmark.md and benchmark.png, each beside the committed numbers of
+the paper's models for the same suite (``--reference``: docs/results/benchmark/<suite>/*.json;
+a model's own benchmark.json, copied there, becomes a reference too).
+"""
+
+import dataclasses
+import functools
+import json
+import pathlib
+
+from pvr_keras import cli
+from pvr_keras.runconfig import DataSection, ModelSection
+from pvr_keras.sweeps.suites import SUITES
+
+REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "results" / "benchmark"
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    model: str = cli.field_of(ModelSection, "model")
+    width: float | None = cli.field_of(
+        ModelSection, "width", default=None,
+        help="scale of every model width (none: 1); a CNN's base channels (none: the suite's)",
+    )  # fmt: skip
+    suite: str = dataclasses.field(
+        default="quick", metadata={"choices": tuple(SUITES), "help": "which suite"}
+    )
+    seed: int = cli.field_of(DataSection, "seed")
+    reference: str = dataclasses.field(
+        default=str(REFERENCE),
+        metadata={"help": "folder of the committed numbers of other models (<suite>/*.json)"},
+    )
+    out: str = dataclasses.field(
+        default="runs/benchmark/{suite}/{model}",
+        metadata={"help": "results directory ({suite}, {model}: the model's name)"},
+    )
+    backend: str | None = cli.system_field("backend")
+    input: str | None = cli.system_field("input")
+
+    def validate(self):
+        cli.check_ints(self, ("seed",), 0)
+        cli.check_task(lambda: suite_runs(self))
+        cli.check_task(lambda: out_folder(self))
+
+
+PRESETS = {"quick": lambda given: {}, "standard": lambda given: dict(suite="standard")}
+
+
+def suite_runs(cfg):
+    """``[(entry, Run)]`` of the benchmark (every run checked, no framework imported)."""
+    from pvr_keras.sweeps import suites
+
+    found = suites.runs(cfg.suite, cfg.model, width=cfg.width, seed=cfg.seed)
+    return [(name, run.replace(input=cfg.input)) for name, run in found]
+
+
+def label(cfg, runs):
+    """The model's column name: its name (or reference) and width unless the default."""
+    run = runs[0][1]
+    width = run.width
+    default = 1.0 if not run.model_spec.width_arg else SUITES[cfg.suite].image_width
+    return run.model if width == default else f"{run.model} (width {width:g})"
+
+
+def out_folder(cfg):
+    slug = cfg.model.rpartition(":")[2]
+    return pathlib.Path(cli.format_out(cfg.out, {**dataclasses.asdict(cfg), "model": slug}))
+
+
+def entry_results(runs, lines):
+    """``{entry: results}`` from the results lines of the suite's runs."""
+    out = {}
+    for name, run in runs:
+        line = lines.get(run.run_id)
+        if line is None:
+            continue
+        out[name] = {
+            "test_accuracy": line["test_accuracy"],
+            "train_accuracy": line["train_accuracy"],
+            "iid_test_accuracy": line.get("iid_test_accuracy"),
+            "failed": line["failed"],
+            "minutes": round(line["wall_time_s"] / 60, 2),
+            "id": line["id"],
+        }
+    return out
+
+
+def references(folder, suite, kind, own):
+    """``{label: {entry: results}}`` of the committed benchmark tables of other models."""
+    found = {}
+    for path in sorted((pathlib.Path(folder) / suite).glob("*.json")):
+        table = json.loads(path.read_text())
+        if table.get("suite") == suite and table.get("kind") == kind and table["label"] != own:
+            found[table["label"]] = table["entries"]
+    return found
+
+
+def markdown(suite, entries, columns):
+    """The table as Markdown: one row per entry, one column per model."""
+    header = ["entry", *columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    for name in entries:
+        cells = []
+        for results in columns.values():
+            found = results.get(name)
+            if found is None:
+                cells.append("-")
+                continue
+            cell = f"{found['test_accuracy']:.3f}"
+            if found.get("iid_test_accuracy") is not None:
+                cell += f" (IID {found['iid_test_accuracy']:.3f})"
+            cells.append(cell + (" failed" if found.get("failed") else ""))
+        lines.append("| " + " | ".join([name, *cells]) + " |")
+    note = f"Test accuracy on the {suite} suite (holdout entries: the held-out test set)."
+    return note + "\n\n" + "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    cfg = cli.parse(Config, PRESETS, argv, description=__doc__)
+    runs = suite_runs(cfg)
+    out = out_folder(cfg)
+    cli.start(cfg.backend)
+    from pvr_keras import figures, sweeps
+    from pvr_keras.sweeps.suites import model_kind
+
+    name = f"benchmark_{cfg.suite}"
+    sweeps.run_sweep(
+        [run for _, run in runs], out, name=name,
+        trainer=functools.partial(sweeps.train_run, save_model=True),
+    )  # fmt: skip
+    lines = {r["id"]: r for r in sweeps.ResultsDir(out).read()[0]}
+    mine = entry_results(runs, lines)
+    kind = model_kind(cfg.model)
+    own = label(cfg, runs)
+    table = {
+        "suite": cfg.suite,
+        "description": SUITES[cfg.suite].description,
+        "kind": kind,
+        "model": cfg.model,
+        "label": own,
+        "entries": mine,
+        "references": references(cfg.reference, cfg.suite, kind, own),
+    }
+    (out / "benchmark.json").write_text(json.dumps(table, indent=1) + "\n")
+    entries = [name for name, _ in runs]
+    columns = {own: mine, **table["references"]}
+    (out / "benchmark.md").write_text(markdown(cfg.suite, entries, columns))
+    figures.benchmark(
+        entries,
+        {k: [v.get(e, {}).get("test_accuracy") for e in entries] for k, v in columns.items()},
+        out / "benchmark.png",
+        f"{cfg.suite} suite: test accuracy ({own} outlined)",
+    )
+    print()
+    print(markdown(cfg.suite, entries, columns))
+    print(f"wrote {out}/benchmark.json, benchmark.md, benchmark.png")
+    return table
+
+
+if __name__ == "__main__":
+    cli.main(main)

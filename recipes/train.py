@@ -1,0 +1,79 @@
+"""Train one run of any task kind: the library's, or one of your own.
+
+    python recipes/train.py --kind token --window 2 --num-examples 30000
+    python recipes/train.py --kind block --model vgg11_bn --width 8 --data-dir DIR
+    python recipes/train.py --kind my_kinds.py:REVERSED --model my_nets.py:tiny_net
+
+The flags are the fields of the kind's runs (its task's fields, the model, the data, the
+training recipe, the system; ``--kind K --help`` lists them), at the kind's defaults (the
+paper's recipe of that kind). ``token_pvr.py``, ``block_iid.py`` and ``image_sequence.py``
+are this recipe with the presets of the paper's experiments.
+
+Writes into ``--out``: config.json, record.json (the run record), history.csv,
+learning_curve.png and model.keras (``recipes/evaluate.py OUT`` evaluates it). Killed and
+started again with the same command, it resumes. Exit status: 0; 3 if the run finished but
+failed by the paper's rule; 2 for a bad flag; 1 for a crash.
+"""
+
+import argparse
+import dataclasses
+import sys
+
+from pvr_keras import cli
+
+
+@dataclasses.dataclass(frozen=True)
+class Own:
+    kind: str = dataclasses.field(
+        default="token",
+        metadata={"help": "task kind: token, block, sequence or 'module:ATTRIBUTE' of yours"},
+    )
+    out: str = dataclasses.field(
+        default="runs/train/{kind_name}/{model_name}_n{num_examples}_s{seed}",
+        metadata={"help": "output folder ({field} placeholders are filled in)"},
+    )
+
+
+def train_and_report(ctx):
+    from pvr_keras.training import runs
+
+    record = runs.run(
+        ctx.run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
+        callbacks=ctx.callbacks(),
+    )  # fmt: skip
+    print(f"\n{runs.summary_line(record, ctx.run.run_id)}\nrecord: {ctx.out}/record.json")
+    return record
+
+
+def recipe(kind):
+    return cli.Recipe(
+        kind=kind,
+        presets={"default": lambda given: {}},
+        body=train_and_report,
+        own=Own,
+        description=__doc__,
+        placeholders=lambda run: {
+            "kind_name": run.spec.name, "model_name": run.model.rpartition(":")[2]
+        },
+    )  # fmt: skip
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The kind decides the other flags: read it first.
+    peek = argparse.ArgumentParser(add_help=False)
+    peek.add_argument("--kind", default="token")
+    known, _ = peek.parse_known_args(argv)
+    found = cli.check_task(lambda: _check_kind(known.kind))
+    return recipe(found).main(argv)
+
+
+def _check_kind(kind):
+    from pvr_keras import kinds
+
+    kinds.kind(kind)
+    return kind
+
+
+if __name__ == "__main__":
+    cli.main(main)

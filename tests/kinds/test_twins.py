@@ -1,0 +1,55 @@
+"""Every task kind's two generators, paired by name in its spec (``TaskKind.dataset`` and its
+JAX twin ``TaskKind.device``): the same examples, in the same order, over shuffled epochs, for
+the train and test splits, with and without holdout. One test for every kind registered,
+yours included; image kinds on ``tfds.testing.mock_data`` (the real digits: test_device_images).
+"""
+
+import numpy as np
+import pytest
+import tensorflow_datasets as tfds
+
+from pvr_keras import kinds
+from pvr_keras.data.images import clear_cache
+from tests.tfds_fakes import fake_prepared
+
+# A small task of each kind, and a holdout setting it takes.
+CASES = {
+    "token": ({"window": 2, "aggregation": "maj_vote"}, 2),
+    "block": ({}, True),
+    "sequence": ({"window": 2}, 1),
+}
+
+
+@pytest.fixture(scope="module")
+def mock_dir(tmp_path_factory):
+    root = fake_prepared(tmp_path_factory.mktemp("tfds"))
+    clear_cache()
+    with tfds.testing.mock_data(num_examples=300):
+        yield root
+    clear_cache()  # mock and real splits never mix between modules
+
+
+def test_every_builtin_kind_has_a_case():
+    assert set(CASES) == set(kinds.kind_names())
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("held_out", [False, True])
+def test_the_device_twin_makes_the_datasets_examples(name, held_out, mock_dir):
+    spec = kinds.kind(name)
+    if spec.device is None:
+        pytest.skip(f"the {name} kind has no device twin")
+    fields, holdout = CASES[name]
+    task = spec.task(**fields)
+    holdout = spec.check(task, holdout if held_out else 0)
+    extra = {"data_dir": mock_dir} if spec.images else {}
+    tfdata, device = spec.stream("tfdata"), spec.stream("device")
+    for split, shuffle, epochs in (("train", True, 2), ("test", False, 1)):
+        kwargs = dict(split=split, seed=3, holdout=holdout, batch_size=40, shuffle=shuffle,
+                      epochs=epochs, first_epoch=2, **extra)  # fmt: skip
+        expected = [(x.numpy(), y.numpy()) for x, y in tfdata(task, 130, **kwargs)]
+        got = [(np.asarray(x), np.asarray(y)) for x, y in device(task, 130, **kwargs)]
+        assert len(got) == len(expected) == 4 * epochs, (name, split)
+        for (x, y), (ex, ey) in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(x, ex)
+            np.testing.assert_array_equal(y, ey)

@@ -1,0 +1,143 @@
+"""pvr_keras.identity: the ids and records of runs stay what they were through the redesign,
+and ``tools/migrate_runs.py`` brings the folders of the older recipe configs up to date."""
+
+import hashlib
+import importlib.util
+import json
+import pathlib
+import sys
+
+import pytest
+
+from pvr_keras import identity, kinds
+from pvr_keras.runconfig import Run
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = REPO / "docs" / "results"
+sys.path.insert(0, str(REPO / "recipes"))
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location(
+        "migrate_runs", REPO / "tools" / "migrate_runs.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_committed_run_keeps_its_id():
+    """Each line of the committed sweep studies names a run whose id today's code computes
+    from the line's fields: the studies reproduce and resume under their ids."""
+    lines = [json.loads(s) for p in RESULTS.glob("*/results.jsonl")
+             for s in p.read_text().splitlines()]  # fmt: skip
+    assert len(lines) >= 40
+    for line in lines:
+        assert identity.from_line(line).run_id == line["id"]
+        assert identity.from_line(line).to_dict() == {
+            k: v for k, v in line.items() if k in identity.from_line(line).to_dict()
+        }
+
+
+def test_ids_are_pinned_and_a_hash_of_the_identity():
+    run = Run.make("token", window=3, num_examples=300, seed=2, pointer=False, holdout=4)
+    canonical = json.dumps(run.to_dict(), sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode()).hexdigest()[:10]
+    assert run.run_id == f"mlp-w3-mod_sum-nopointer-h4-n300-s2-{digest}"
+    assert run.run_id == "mlp-w3-mod_sum-nopointer-h4-n300-s2-47a2b0cb8f"  # recorded in 2026
+    appendix_e = Run.make("token", window=3, holdout=6, holdout_values=[1, 2, 3], seed=0,
+                          num_examples=300_000, epochs=200)  # fmt: skip
+    assert appendix_e.run_id == "mlp-w3-mod_sum-h6-of123-n300000-s0-634e18bb4a"
+    assert appendix_e.holdout_values == (1, 2, 3)
+    same = Run.make("token", window=3, holdout=6, holdout_values=(0, 1, 2))
+    assert same.run_id == Run.make("token", window=3, holdout=6).run_id
+    block = Run.make("block", width=16, epochs=5)
+    assert block.run_id.startswith("block-resnet18-mnist-width16-n60000-s0-")
+
+
+def test_fields_outside_the_kinds_identity_appear_only_when_set():
+    default = Run.make("token")
+    assert set(default.to_dict()) == set(kinds.kind("token").identity)
+    assert "kind" not in default.to_dict()  # the token kind: as recorded from the start
+    changed = default.replace(momentum=0.5, width=0.5, optimizer="adam", seq_len=10)
+    assert {"momentum", "width", "optimizer", "seq_len"} <= set(changed.to_dict())
+    assert "-x0.5-adam-" in changed.run_id
+    assert Run.make("block").to_dict()["kind"] == "block"
+    assert "backend" not in Run.make("token", backend="jax", devices=2).to_dict()
+    assert Run.make("token", backend="jax").run_id == default.run_id
+
+
+def test_the_committed_block_study_is_todays_command():
+    """figure7's records (migrated) are the identity of the command docs/results gives."""
+    import block_holdout
+
+    for model in ("resnet18", "vgg11_bn"):
+        run, _ = block_holdout.RECIPE.parse(["--preset", "medium", "--model", model])
+        for sub, holdout in (("holdout", True), ("iid", False)):
+            record = json.loads((RESULTS / "figure7" / model / sub / "record.json").read_text())
+            assert record["config"] == run.replace(holdout=holdout).to_dict()
+            assert record["kind"] == "block"
+    assert _tool().migrate([RESULTS], write=False, log=lambda *a: None) == []
+
+
+# The configs the recipes recorded before the one run config (their own flat fields, the
+# backend, the data dir and --out included).
+LEGACY_TOKEN_PVR = {
+    "model": "mlp", "width": 1.0, "window": 2, "aggregation": "mod_sum", "window_mode": "cyclic",
+    "pointer": True, "holdout": 0, "holdout_values": None, "num_examples": 3000,
+    "test_examples": 500, "epochs": 1, "warmup_epochs": 2, "min_steps": 0, "batch_size": 1024,
+    "optimizer": "sgd", "learning_rate": 0.05, "seed": 0, "backend": "tensorflow",
+    "out": "runs/token_pvr/{model}_x{width}_w{window}_{aggregation}_n{num_examples}_s{seed}",
+}  # fmt: skip
+LEGACY_SEQUENCE = {
+    "num_examples": 100000, "test_examples": 2000, "train_eval_examples": 2000, "epochs": 6,
+    "batch_size": 50, "learning_rate": 0.001, "schedule": "cosine", "seed": 0, "data_dir": None,
+    "backend": "tensorflow", "head": "transformer", "window": 1, "aggregation": "mod_sum",
+    "holdout": 0, "encoder": "dense", "conv_widths": [32, 64], "dim": 64,
+    "widths": [512, 1024, 512, 64], "depth": 2,
+    "out": "runs/image_sequence/{head}_w{window}_{aggregation}_n{num_examples}_s{seed}",
+}  # fmt: skip
+
+
+def test_legacy_configs_migrate_to_the_same_runs_commands():
+    import image_sequence
+    import token_pvr
+
+    flags = ["--window", "2", "--num-examples", "3000", "--test-examples", "500", "--epochs",
+             "1", "--min-steps", "0"]  # fmt: skip
+    run, _ = token_pvr.RECIPE.parse(flags)
+    assert identity.migrate(LEGACY_TOKEN_PVR) == run.to_dict()
+    quick, _ = image_sequence.RECIPE.parse([])
+    assert identity.migrate(LEGACY_SEQUENCE) == quick.to_dict()
+    assert identity.migrate(run.to_dict()) == run.to_dict()  # current: unchanged
+    with pytest.raises(ValueError, match="not fields of a token run: bogus"):
+        identity.migrate({"model": "mlp", "bogus": 1})
+
+
+@pytest.mark.slow  # one tiny run
+def test_a_legacy_run_folder_resumes_after_migrating(tmp_path, capsys):
+    import token_pvr
+
+    out = tmp_path / "run"
+    flags = ["--window", "2", "--num-examples", "3000", "--test-examples", "500", "--epochs",
+             "1", "--min-steps", "0", "--out", str(out)]  # fmt: skip
+    done = token_pvr.main(flags)
+    # As the older recipe left it: its flat config as the record's and the folder's config.
+    record = json.loads((out / "record.json").read_text())
+    legacy = {**LEGACY_TOKEN_PVR, "out": str(out)}
+    record["config"] = legacy
+    del record["kind"]
+    (out / "record.json").write_text(json.dumps(record, indent=1))
+    (out / "config.json").write_text(json.dumps(legacy, indent=2))
+    with pytest.raises(ValueError, match="holds a run of another configuration"):
+        token_pvr.main(flags)  # the old identity (backend, out) is not today's
+    assert _tool().main([str(tmp_path)]) == 0
+    again = token_pvr.main(flags)
+    assert again["finished"] == done["finished"] and again["config"] == done["config"]
+    assert "run already complete, not training again" in capsys.readouterr().out
+    assert _tool().migrate([tmp_path], write=False, log=lambda *a: None) == []
+    from pvr_keras import training
+
+    assert training.load_run(out).evaluate()["accuracy"] == pytest.approx(
+        done["final"]["test_accuracy"], abs=1e-6
+    )

@@ -1,0 +1,127 @@
+"""Migrate run folders written before runs had one config to today's records.
+
+    python tools/migrate_runs.py RUNS_OR_RESULTS [...]      # rewrites in place
+    python tools/migrate_runs.py docs/results --check       # exit 1 if anything is old
+
+Before the one run config (``pvr_keras.runconfig``), ``token_pvr.py``, ``block_iid.py``,
+``block_holdout.py`` and ``image_sequence.py`` stored their whole flat config as a run's
+identity, with how it ran (``backend``, ``data_dir``) and its ``--out``; a resumed or reused
+run compares that identity, so such a folder would be refused as "another configuration".
+This rewrites, under every path given:
+
+- each ``record.json``: ``config`` becomes the run's identity (``identity.migrate``), the
+  record gets its ``kind`` and, where the old config had one, ``system.data_dir``;
+- each recipe ``config.json`` / ``config_<name>.json`` of a single run: the flat config
+  becomes ``{"kind", "run", "system", "recipe"}`` as ``cli.write_config`` writes it.
+
+Sweep results (``results.jsonl``) need nothing: token run ids and lines are unchanged. A file
+that is current is left as it is (byte for byte); a change is written whole (atomically).
+"""
+
+import argparse
+import dataclasses
+import json
+import pathlib
+import sys
+
+SYSTEM = ("backend", "devices", "input", "data_dir", "download", "tensorboard")
+
+
+def migrate_record(record):
+    """The record with today's config and kind (the same dict if it is current)."""
+    from pvr_keras import identity
+
+    config = record.get("config")
+    if not isinstance(config, dict) or config.get("test"):  # a test's hand-made config
+        return record
+    kind = identity.legacy_kind(config)
+    new = identity.migrate(config)
+    if new == config and record.get("kind") == kind:
+        return record
+    out = {**record, "kind": kind, "config": new}
+    if config.get("data_dir") is not None and "system" not in record:
+        out["system"] = {"data_dir": config["data_dir"]}
+    return out
+
+
+def migrate_recipe_config(config):
+    """A recipe's flat single-run ``config.json`` in today's layout (unchanged if current or
+    not a single run's)."""
+    from pvr_keras import identity, kinds
+    from pvr_keras.runconfig import section_fields
+
+    if "run" in config or "kind" in config:
+        return config
+    kind = identity.legacy_kind(config)
+    owner = section_fields(kinds.kind(kind))
+    model_fields = ("head", "encoder", "conv_widths", "dim", "widths", "depth")
+    run_keys = {k for k in config if k in owner and owner[k] != "system"}
+    if kind == "sequence":
+        run_keys |= {k for k in model_fields if k in config}
+    if "model" not in config and kind != "sequence":
+        return config  # not a single run's (a sweep's or a search's config)
+    try:
+        run = identity.from_config({k: config[k] for k in run_keys})
+    except ValueError:
+        return config
+    system = {k: config[k] for k in SYSTEM if k in config}
+    own = {k: v for k, v in config.items() if k not in run_keys and k not in SYSTEM}
+    if kind == "sequence":
+        own.update({k: config[k] for k in model_fields if k in config})
+    from pvr_keras.runconfig import System
+
+    system = {**dataclasses.asdict(System()), **system}
+    return {"kind": run.kind, "run": run.to_dict(), "system": system, "recipe": own}
+
+
+def migrate(paths, *, write=True, log=print):
+    """Migrates every run record and recipe config under ``paths``; returns the files that
+    were (or, with ``write=False``, would be) changed."""
+    from pvr_keras.files import atomic_write_text
+
+    changed = []
+    for root in map(pathlib.Path, paths):
+        files = [root] if root.is_file() else sorted(root.rglob("*.json"))
+        for path in files:
+            if path.name == "record.json":
+                old = json.loads(path.read_text())
+                new = migrate_record(old)
+                indent = 1
+            elif path.name == "config.json" or (
+                path.name.startswith("config_") and path.suffix == ".json"
+            ):
+                old = json.loads(path.read_text())
+                new = migrate_recipe_config(old)
+                indent = 2
+            else:
+                continue
+            if new is old or new == old:
+                continue
+            changed.append(path)
+            if write:
+                atomic_write_text(path, json.dumps(new, indent=indent, default=str) + "\n")
+                log(f"migrated {path}")
+            else:
+                log(f"needs migrating: {path}")
+    return changed
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", help="run folders, results folders or files")
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if old")
+    args = parser.parse_args(argv)
+    missing = [p for p in args.paths if not pathlib.Path(p).exists()]
+    if missing:
+        raise FileNotFoundError(f"no such path: {', '.join(missing)}")
+    changed = migrate(args.paths, write=not args.check)
+    print(f"{len(changed)} file(s) {'to migrate' if args.check else 'migrated'}")
+    return 1 if args.check and changed else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (FileNotFoundError, ValueError) as error:
+        print(f"migrate_runs: error: {error}", file=sys.stderr)
+        sys.exit(2)
