@@ -34,8 +34,15 @@ import typing
 from collections.abc import Callable
 
 from pvr_keras import kinds
-from pvr_keras.errors import ConfigError, DataNotPrepared
-from pvr_keras.files import atomic_write_text
+from pvr_keras.errors import (
+    ConfigError,
+    DamagedFile,
+    DataNotPrepared,
+    DiskFull,
+    RunBusy,
+    UnsafePath,
+)
+from pvr_keras.files import write_text
 from pvr_keras.runconfig import SECTIONS, Run, section_fields
 
 FAILED_RUN = 3  # exit status of a run that finished but failed by the paper's rule
@@ -273,14 +280,82 @@ def system_field(name):
 
 
 def format_out(template, values):
-    """``template`` with its ``{field}`` placeholders filled in from ``values``."""
+    """``template`` with its ``{field}`` placeholders filled in from ``values`` (a name:
+    an empty one is refused, it would mean the working directory)."""
     try:
-        return template.format(**values)
+        out = template.format(**values)
     except (KeyError, IndexError, ValueError) as err:
         raise ConfigError(
             f"--out {template!r} names a placeholder that is not a field ({err}); fields: "
             f"{', '.join(values)}"
         ) from None
+    if not out.strip():
+        raise ConfigError("--out must name a folder; received an empty name")
+    return out
+
+
+# What marks a folder as the library's: a run (its record), a sweep's results, a recipe's
+# output (its config).
+RUN_MARKERS = ("record.json", "sweep.json", "config.json")
+
+
+def _owner(folder):
+    for marker in RUN_MARKERS:
+        if (folder / marker).is_file():
+            return marker
+    return None
+
+
+def check_out_folder(out, *, sweep=False, own=()):
+    """Refuses an output folder before anything is written: empty, a file, under a file, in
+    a folder this user cannot write, inside another run, sweep or recipe folder, above one
+    (``own``: the names of the sub-folders the recipe itself writes, e.g. ``holdout``), a
+    sweep's results folder for a single run, or a run's folder for a sweep (whose run
+    folders live in ``runs/``).
+
+    Raises:
+        ConfigError: what is wrong and where.
+    """
+    text = str(out)
+    if not text.strip():
+        raise ConfigError("--out must name a folder; received an empty name")
+    out = pathlib.Path(text).absolute()
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {text} is a file, not a folder")
+    existing = out
+    for parent in out.parents:
+        if parent.exists() and not parent.is_dir():
+            raise ConfigError(f"--out {text} is under {parent}, which is a file")
+        found = _owner(parent)
+        if found is not None:
+            what = {"record.json": "a run", "sweep.json": "a sweep's results"}.get(
+                found, "a recipe's"
+            )
+            raise ConfigError(
+                f"--out {text} is inside {parent}, {what} folder ({found}): a run there would "
+                f"be mixed into it (and removed with it); use a folder of its own"
+            )
+    while not existing.exists():
+        existing = existing.parent
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {text}: {existing} is not writable by this user")
+    if not out.exists():
+        return
+    mine = _owner(out)
+    if sweep and mine in ("record.json", "config.json"):
+        raise ConfigError(f"--out {text} is a run's folder ({mine}), not a sweep's results folder")
+    if not sweep and mine == "sweep.json":
+        raise ConfigError(f"--out {text} is a sweep's results folder, not a run's folder")
+    allowed = {out / "runs"} if sweep else {out / name for name in own}
+    for marker in RUN_MARKERS:
+        for found in out.rglob(marker):
+            folder = found.parent
+            if folder == out or any(folder == a or a in folder.parents for a in allowed):
+                continue
+            raise ConfigError(
+                f"--out {text} holds another run, sweep or recipe folder ({found}); a run "
+                f"there would mix with it: use a folder of its own"
+            )
 
 
 def start(backend=None):
@@ -330,18 +405,7 @@ def _config_identity(config):
         return flat
 
 
-def write_config(out, run=None, own=None, name="config.json", *, compare=True, may_differ=()):
-    """Writes the run's config (identity and system) and the recipe's own fields as JSON
-    into ``out`` (atomically); returns the path.
-
-    A folder whose ``name`` holds another configuration (another run identity or other own
-    fields; system fields, ``out`` and the own fields ``may_differ`` may differ) is refused,
-    and left untouched.
-
-    Raises:
-        ConfigError: ``out/name`` holds another configuration.
-    """
-    path = pathlib.Path(out) / name
+def _config(run, own):
     new = {}
     if run is not None:
         new["kind"] = run.kind
@@ -349,8 +413,21 @@ def write_config(out, run=None, own=None, name="config.json", *, compare=True, m
         new["system"] = to_dict(run.system)
     if own is not None:
         new["recipe"] = to_dict(own)
-    if path.exists() and compare:
-        old = json.loads(path.read_text())
+    return new
+
+
+def check_config(out, run=None, own=None, name="config.json", *, may_differ=()):
+    """Refuses (``ConfigError``) a folder whose ``name`` holds another configuration than
+    ``run`` and ``own`` (system fields, ``out`` and the own fields ``may_differ`` may
+    differ); reads only. Returns the config that ``write_config`` would write."""
+    path = pathlib.Path(out) / name
+    new = _config(run, own)
+    if path.exists():
+        try:
+            old = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ConfigError(f"{path} is not a whole JSON config; use another --out or "
+                              f"delete that folder") from None  # fmt: skip
         before, now = _config_identity(old), _config_identity(new)
         differ = {
             k: (before.get(k), now.get(k))
@@ -363,9 +440,28 @@ def write_config(out, run=None, own=None, name="config.json", *, compare=True, m
                 f"{out} holds a run of another configuration ({shown}); use another "
                 f"--out or delete that folder"
             )
-        if old == new:
-            return path
-    atomic_write_text(path, json.dumps(new, indent=2) + "\n")
+    return new
+
+
+def write_config(out, run=None, own=None, name="config.json", *, compare=True, may_differ=()):
+    """Writes the run's config (identity and system) and the recipe's own fields as JSON
+    into ``out`` (atomically); returns the path.
+
+    A folder whose ``name`` holds another configuration (another run identity or other own
+    fields; system fields, ``out`` and the own fields ``may_differ`` may differ) is refused,
+    and left untouched (``check_config``).
+
+    Raises:
+        ConfigError: ``out/name`` holds another configuration.
+    """
+    path = pathlib.Path(out) / name
+    if compare:
+        new = check_config(out, run, own, name, may_differ=may_differ)
+    else:
+        new = _config(run, own)
+    if path.exists() and json.loads(path.read_text()) == new:
+        return path
+    write_text(path, json.dumps(new, indent=2) + "\n")
     return path
 
 
@@ -411,6 +507,8 @@ class Recipe:
         own_to_run: ``(own, fields) -> fields``: run fields the recipe's own fields set.
         prepare: prepare the kind's data before writing anything (image kinds).
         placeholders: ``run -> {name: value}``: more ``{name}`` placeholders for ``--out``.
+        subruns: the run folders the body writes inside ``--out`` (``block_holdout.py``:
+            ``holdout``, ``iid``); any other run found there is refused.
     """
 
     kind: str
@@ -422,6 +520,7 @@ class Recipe:
     own_to_run: Callable | None = None
     prepare: bool = True
     placeholders: Callable | None = None
+    subruns: tuple = ()
 
     def fields(self):
         return run_fields(self.kind, self.exclude) + dataclass_fields(self.own)
@@ -456,11 +555,12 @@ class Recipe:
     def main(self, argv=None):
         run, own = self.parse(argv)
         out = self.out_folder(run, own)
+        check_out_folder(out, own=self.subruns)
         start(run.system.backend)
         from pvr_keras.training import distribute
         from pvr_keras.training.inputs import check_input, default_input
 
-        source = check_task(lambda: check_input(run.system.input or default_input()))
+        source = check_task(lambda: check_input(run.system.input or default_input(run.kind)))
         # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
         placement = distribute.setup(run.system.devices)
         spec = run.spec
@@ -481,12 +581,17 @@ def main(fn):
     """A script's ``__main__``: runs ``fn()`` and exits 0 (done), 2 (a bad config, or image
     data that is not prepared and cannot be downloaded) or ``FAILED_RUN`` = 3 (the run
     finished but failed by the paper's rule: NaN loss, or final training accuracy below the
-    threshold); a crash exits 1 as any Python program does."""
+    threshold); a full disk, a folder in use, a damaged file or a planted link exits 1 with
+    one line; a crash exits 1 as any Python program does."""
+    name = pathlib.Path(sys.argv[0]).name
     try:
         result = fn()
     except (ConfigError, DataNotPrepared) as err:
-        print(f"{pathlib.Path(sys.argv[0]).name}: error: {err}", file=sys.stderr)
+        print(f"{name}: error: {err}", file=sys.stderr)
         sys.exit(2)
+    except (DiskFull, UnsafePath, RunBusy, DamagedFile) as err:  # one line, no traceback
+        print(f"{name}: error: {err}", file=sys.stderr)
+        sys.exit(1)
     sys.exit(exit_status(result))
 
 
@@ -529,8 +634,16 @@ def write(config, out_dir, name="config.json", *, may_differ=()):
             )
         if old == new:
             return path
-    atomic_write_text(path, json.dumps(new, indent=2) + "\n")
+    write_text(path, json.dumps(new, indent=2) + "\n")
     return path
+
+
+def sweeps_manifest_compatible(out):
+    """An existing results folder of another layout version is refused before any work."""
+    from pvr_keras.sweeps.results import MANIFEST, ResultsDir
+
+    if (pathlib.Path(out) / MANIFEST).exists():
+        ResultsDir(out)
 
 
 def run_sweep(parsed, runs, *, name, figure, describe=None, trainer=None, grows=True):
@@ -547,6 +660,8 @@ def run_sweep(parsed, runs, *, name, figure, describe=None, trainer=None, grows=
     print(f"[{name}] {len(runs)} runs" + (f": {describe(runs)}" if describe else ""))
     if getattr(own, "dry_run", False):
         return {"total": len(runs), "runs": runs}
+    check_out_folder(own.out, sweep=True)
+    check_task(lambda: sweeps_manifest_compatible(own.out))
     start(parsed.run.system.backend)
     from pvr_keras import sweeps
 

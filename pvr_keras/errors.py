@@ -2,9 +2,28 @@
 
 
 class ConfigError(ValueError):
-    """A config that cannot run, found before any work starts."""
+    """A config that cannot run, found before any work starts (exit status 2)."""
 
 
 class DataNotPrepared(FileNotFoundError):
     """An image dataset is not prepared in the TFDS data dir and cannot be downloaded here
     (no network, or downloads turned off); the message says how to prepare it."""
+
+
+class DiskFull(OSError):
+    """No space left while writing a file: the temporary file is removed and the last
+    complete file kept (exit status 1, one line)."""
+
+
+class UnsafePath(OSError):
+    """A symbolic link where the library writes (a lock, a claim, an appended file): it
+    writes through no link (exit status 1, one line)."""
+
+
+class RunBusy(RuntimeError):
+    """Another process trains into the same run folder (exit status 1, one line)."""
+
+
+class DamagedFile(ValueError):
+    """A record, checkpoint or saved model that is not whole: the message names the file
+    and says what is wrong (exit status 1, one line)."""

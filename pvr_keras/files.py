@@ -1,17 +1,136 @@
-"""Files written whole: readers see the old file or the new one, never a mix, even after a
-kill at any moment."""
+"""Every file the library writes: whole, never through a link, nothing left half-written.
 
+A file is written under a temporary name created with ``O_CREAT | O_EXCL | O_NOFOLLOW`` in
+its own folder and then renamed over the target: readers see the old file or the new one,
+never a mix, even after a kill at any moment; a symbolic link planted at the target or at
+the temporary name is replaced (or refused), never written through. A full disk is a
+``DiskFull`` error naming the file, with the temporary file removed and the old file kept.
+Locks and append-only files are opened with ``O_NOFOLLOW`` too (``open_file``).
+"""
+
+import contextlib
+import errno
+import hashlib
+import io
 import os
 import pathlib
+import shutil
+import tempfile
+
+from pvr_keras.errors import DiskFull, UnsafePath
+
+TEMP_PREFIX = ".tmp"  # temporary files and folders of writers: ".<name>.tmp<pid>", ".tmp*"
+CHUNK = 1 << 20
 
 
-def atomic_write_text(path, text):
-    """Writes ``text`` to ``path`` so readers see the old or the new file, never a mix."""
+def _full(path, error):
+    return DiskFull(
+        f"no space left on the device writing {path} ({error.strerror}); nothing was "
+        f"replaced: the last complete file is kept. Free some space and run again."
+    )
+
+
+def open_file(path, flags, mode=0o644):
+    """``os.open`` that never follows a symbolic link at ``path`` (``UnsafePath`` if one is
+    there)."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW, mode)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafePath(
+                f"{path} is a symbolic link; the library does not write through links "
+                f"(remove it and run again)"
+            ) from None
+        if error.errno == errno.ENOSPC:
+            raise _full(path, error) from None
+        raise
+
+
+def write_bytes(path, data):
+    """Writes ``data`` to ``path`` whole (temporary file, fsync, rename); returns the path."""
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{path.name}{TEMP_PREFIX}{os.getpid()}")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)  # a leftover of this pid (or a planted link): unlink never follows
+    fd = open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view[:CHUNK]) :]
+        os.fsync(fd)
+    except BaseException as error:
+        os.close(fd)
+        os.unlink(tmp)
+        if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+            raise _full(path, error) from None
+        raise
+    os.close(fd)
+    os.replace(tmp, path)  # a link at ``path`` is replaced by the file, not written through
+    return path
+
+
+def write_text(path, text):
+    """Writes ``text`` (UTF-8) to ``path`` whole; returns the path."""
+    return write_bytes(path, text.encode())
+
+
+def write_csv(path, rows):
+    """Writes rows (lists) as CSV to ``path`` whole."""
+    import csv
+
+    out = io.StringIO()
+    csv.writer(out).writerows(rows)
+    return write_text(path, out.getvalue())
+
+
+def save_figure(fig, path, **kwargs):
+    """Saves a matplotlib figure as PNG at ``path`` whole (rendered in memory first)."""
+    out = io.BytesIO()
+    fig.savefig(out, format="png", **kwargs)
+    return write_bytes(path, out.getvalue())
+
+
+@contextlib.contextmanager
+def temp_folder(parent):
+    """A fresh private folder (mode 0700, ``O_EXCL``) inside ``parent`` for a writer that
+    makes files by name (Keras saves), removed afterwards whatever happens."""
+    parent = pathlib.Path(parent)
+    parent.mkdir(parents=True, exist_ok=True)
+    folder = pathlib.Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=parent))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def clean_temporaries(folder):
+    """Removes what killed writers left in ``folder`` (its own entries only: temporary files
+    and folders). Call it only while holding the folder's lock. Returns what was removed."""
+    folder = pathlib.Path(folder)
+    removed = []
+    if not folder.is_dir():
+        return removed
+    for entry in folder.iterdir():
+        name = entry.name
+        # ".tmp*" (a temporary folder), ".<file>.tmp<pid>", and "<name>.tmp" (older layouts)
+        if (
+            name.startswith(TEMP_PREFIX)
+            or (name.startswith(".") and TEMP_PREFIX in name)
+            or (name.endswith(".tmp"))
+        ):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            removed.append(name)
+    return removed
+
+
+def sha256(path):
+    """The SHA-256 of a file's bytes, hex."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(CHUNK), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -342,6 +342,28 @@ def builder(name):
     return found
 
 
+PAPER_WIDTH_ARG = 64  # torchvision's base channels: the width of the CNNs' registered params
+
+
+def estimated_params(spec, width):
+    """About how many parameters ``spec`` has at ``width`` (None if it declares no paper
+    count): dense and convolution weights grow with the square of the width."""
+    if spec.params is None:
+        return None
+    scale = width / PAPER_WIDTH_ARG if spec.width_arg else width
+    return spec.params * max(1.0, scale) ** 2
+
+
+def memory_bytes():
+    """This machine's memory, in bytes (None where the system does not say)."""
+    import os
+
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 def width_kwargs(model, scale):
     """Builder keyword arguments that scale every registered width of ``model`` by ``scale``:
     ``scale=1`` is the paper's model; CPU presets train e.g. 0.25 copies of the Transformer

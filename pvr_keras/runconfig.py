@@ -36,6 +36,7 @@ INPUTS = ("tfdata", "device")
 BACKENDS = ("tensorflow", "jax")
 MAX_SEED = 2**63  # seeds are taken modulo 2**64 by the hashes: refuse what would alias
 MAX_EXAMPLES = 2**31 - 1  # example indices are int32 on the device
+TRAIN_BYTES = 16  # per parameter to train: float32 weights, gradients, two optimizer slots
 
 
 def _finite(value):
@@ -198,6 +199,14 @@ class Run:
                     f"{name} declares no widths to scale (register_model(..., widths=...)); "
                     f"received width={width:g}"
                 )
+        params = registry.estimated_params(model, width)
+        memory = registry.memory_bytes()
+        if params is not None and memory is not None and params * TRAIN_BYTES > memory:
+            raise ValueError(
+                f"width {width:g} makes {name} about {params:.2g} parameters, about "
+                f"{params * TRAIN_BYTES / 1e9:.0f} GB to train (weights, gradients and "
+                f"optimizer state), more than this machine's {memory / 1e9:.0f} GB"
+            )
         fixed = dataclasses.replace(section, model=name, width=width)
         if fixed != section or type(fixed.width) is not type(section.width):
             object.__setattr__(self, "architecture", fixed)

@@ -25,7 +25,7 @@ import functools
 import json
 import pathlib
 
-from pvr_keras import cli
+from pvr_keras import cli, files
 from pvr_keras.runconfig import DataSection, ModelSection
 from pvr_keras.sweeps.suites import SUITES
 
@@ -136,6 +136,8 @@ def main(argv=None):
     cfg = cli.parse(Config, PRESETS, argv, description=__doc__)
     runs = suite_runs(cfg)
     out = out_folder(cfg)
+    cli.check_out_folder(out, sweep=True)
+    cli.check_task(lambda: cli.sweeps_manifest_compatible(out))
     cli.start(cfg.backend)
     from pvr_keras import figures, sweeps
     from pvr_keras.sweeps.suites import model_kind
@@ -158,10 +160,10 @@ def main(argv=None):
         "entries": mine,
         "references": references(cfg.reference, cfg.suite, kind, own),
     }
-    (out / "benchmark.json").write_text(json.dumps(table, indent=1) + "\n")
+    files.write_text(out / "benchmark.json", json.dumps(table, indent=1) + "\n")
     entries = [name for name, _ in runs]
     columns = {own: mine, **table["references"]}
-    (out / "benchmark.md").write_text(markdown(cfg.suite, entries, columns))
+    files.write_text(out / "benchmark.md", markdown(cfg.suite, entries, columns))
     figures.benchmark(
         entries,
         {k: [v.get(e, {}).get("test_accuracy") for e in entries] for k, v in columns.items()},

@@ -40,7 +40,7 @@ import dataclasses
 import json
 import pathlib
 
-from pvr_keras import cli
+from pvr_keras import cli, files
 from pvr_keras.kinds.block import PRESETS
 
 
@@ -88,18 +88,15 @@ def check_iid_run(run, folder):
 
 
 def write_csv(analysis, path):
-    import csv
-
-    with open(path, "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["model", "subset", "count", "class", "mean_logit"])
-        for model, summary in analysis.items():
-            for subset, group in summary["subsets"].items():
-                for c, value in enumerate(group["mean_logits"]):
-                    writer.writerow([model, subset, group["count"], c, f"{value:.6g}"])
-            for label, row in enumerate(summary["mean_logits_by_class"]):
-                for c, value in enumerate(row):
-                    writer.writerow([model, f"label {label}", "", c, f"{value:.6g}"])
+    rows = [["model", "subset", "count", "class", "mean_logit"]]
+    for model, summary in analysis.items():
+        for subset, group in summary["subsets"].items():
+            for c, value in enumerate(group["mean_logits"]):
+                rows.append([model, subset, group["count"], c, f"{value:.6g}"])
+        for label, row in enumerate(summary["mean_logits_by_class"]):
+            for c, value in enumerate(row):
+                rows.append([model, f"label {label}", "", c, f"{value:.6g}"])
+    files.write_csv(path, rows)
 
 
 def train_and_analyse(ctx):
@@ -125,7 +122,7 @@ def train_and_analyse(ctx):
         return holdout
 
     from pvr_keras import analysis, data, figures
-    from pvr_keras.training import load_model
+    from pvr_keras.training import load_run
 
     task = run.task
     x, y, info = data.block_arrays(
@@ -134,7 +131,7 @@ def train_and_analyse(ctx):
     )  # fmt: skip
     logits = {}
     for name, folder in (("IID", iid_dir), ("holdout", out / "holdout")):
-        model = load_model(folder / "model.keras", run.model)
+        model = load_run(folder).model  # checked against the checksum its run recorded
         logits[name] = model.predict(x, batch_size=500, verbose=0)
     result = analysis.logit_analysis(task, logits, info["cell_labels"], y)
     summary = {
@@ -146,7 +143,7 @@ def train_and_analyse(ctx):
         "failed": bool(holdout["failed"] or iid["failed"]),
         "models": result,
     }
-    (out / "logits.json").write_text(json.dumps(summary, indent=2) + "\n")
+    files.write_text(out / "logits.json", json.dumps(summary, indent=2) + "\n")
     write_csv(result, out / "logits.csv")
     held = [(1, 2, 3), *task.holdout_classes()]  # Figure 8's column, then each cell's
     figures.logits(result, held, out / "logits.png",
@@ -173,6 +170,7 @@ RECIPE = cli.Recipe(
     own=Own,
     description=__doc__,
     exclude=("holdout",),
+    subruns=("holdout", "iid"),  # its own run folders inside --out
 )
 main = RECIPE.main
 

@@ -20,7 +20,7 @@ import itertools
 import json
 import pathlib
 
-from pvr_keras import cli
+from pvr_keras import cli, files
 
 
 def _holdout(text):
@@ -48,6 +48,12 @@ def parse(argv=None):
     parser.add_argument("--backend", choices=("tensorflow", "jax"), help="Keras backend")
     parser.add_argument("--json", help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
+    if args.json is not None:  # checked before the evaluation, not after it
+        target = pathlib.Path(args.json)
+        if target.is_dir():
+            raise cli.ConfigError(f"--json {args.json} is a folder; give a file name")
+        if not target.parent.is_dir():
+            raise cli.ConfigError(f"--json {args.json}: no folder {target.parent}")
     from pvr_keras.training.evaluate import run_folder_problem
 
     problem = run_folder_problem(args.run_dir)
@@ -58,8 +64,8 @@ def parse(argv=None):
         for value in values if isinstance(values, list) else [values]:
             if value is not None and value < 1:
                 raise cli.ConfigError(f"--{name.replace('_', '-')} must be >= 1; received {value}")
-    if args.seed is not None and args.seed < 0:
-        raise cli.ConfigError(f"--seed must be >= 0; received {args.seed}")
+    if args.seed is not None and not 0 <= args.seed < 2**63:
+        raise cli.ConfigError(f"--seed must be in [0, 2**63); received {args.seed}")
     return args
 
 
@@ -94,7 +100,7 @@ def main(argv=None):
     for row in table:
         print("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
     if args.json:
-        pathlib.Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+        files.write_text(args.json, json.dumps(rows, indent=1) + "\n")
     return {"rows": rows}
 
 

@@ -53,7 +53,7 @@ import json
 import pathlib
 import re
 
-from pvr_keras import cli
+from pvr_keras import cli, files
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,6 +93,10 @@ class Own:
                 f"{self.slow_after}"
             )
         cli.check_ints(self, ("min_gap",), 0)
+        if self.widths is not None and any(isinstance(w, bool) or w < 1 for w in self.widths):
+            raise cli.ConfigError(
+                f"--widths must be positive integers; received {list(self.widths)}"
+            )
         cli.check_ints(self, ("cka_examples",), 4)
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", self.name):
             raise cli.ConfigError(
@@ -225,7 +229,7 @@ def _cka(own, runs, learners, fast1, fast2, slow, reference_seed):
     """CKA of the picked pairs, and of every pair of seeds, on one training set: at every
     block's output and at pre_logits (the paper does not say which layer it used)."""
     from pvr_keras import analysis, data
-    from pvr_keras.training import load_model
+    from pvr_keras.training import load_run
 
     run_of = {str(run.seed): run for run in runs}
     reference = run_of[str(reference_seed)]
@@ -245,7 +249,7 @@ def _cka(own, runs, learners, fast1, fast2, slow, reference_seed):
                 f"{path} is missing: the run was trained without saving its model. Use an "
                 f"--out folder of this recipe (it saves every model)"
             )
-        models[learner.name] = load_model(path, run.model)
+        models[learner.name] = load_run(path.parent).model  # checked against its checksum
     result = {
         "layer": "pre_logits",
         "examples": int(len(x)),
@@ -330,12 +334,13 @@ def main(argv=None):
         )
     summary = analyse(own, runs, lines)
     summary["config"] = {"run": parsed.run.to_dict(), "recipe": cli.to_dict(own)}
-    (out / f"{own.name}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    files.write_text(out / f"{own.name}.json", json.dumps(summary, indent=1) + "\n")
     columns = ["seed", "fit_epoch", "speed", "final_train_accuracy", "final_test_accuracy"]
-    (out / f"{own.name}.csv").write_text(
+    files.write_text(
+        out / f"{own.name}.csv",
         ",".join(columns)
         + "\n"
-        + "".join(",".join(str(s[c]) for c in columns) + "\n" for s in summary["seeds"])
+        + "".join(",".join(str(s[c]) for c in columns) + "\n" for s in summary["seeds"]),
     )
     _plots(own, parsed.run, runs, lines, summary, out)
     _report(summary, out, own.name)

@@ -14,7 +14,6 @@ min and max fall (min 0.27 -> 0.12, max 0.28 at window 2 -> 0.19), median and ma
 stay near 0.26-0.29.
 """
 
-import csv
 import dataclasses
 import math
 import pathlib
@@ -22,7 +21,7 @@ import time
 
 import numpy as np
 
-from pvr_keras import cli, figures
+from pvr_keras import cli, figures, files
 from pvr_keras.analysis import noise_sensitivity_runs
 from pvr_keras.runconfig import DataSection
 from pvr_keras.tasks import AGGREGATIONS, TokenTask
@@ -127,10 +126,10 @@ def run(cfg):
             f"mean NS {averages[aggregation, window]:.4f}",
             flush=True,
         )
-    with open(out / "noise_sensitivity.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=["aggregation", "window", "delta", "ns", "ns_std"])
-        writer.writeheader()
-        writer.writerows(rows)
+    columns = ["aggregation", "window", "delta", "ns", "ns_std"]
+    files.write_csv(
+        out / "noise_sensitivity.csv", [columns, *([r[c] for c in columns] for r in rows)]
+    )
     span = (cfg.log_delta_min, cfg.log_delta_max)
     curves = {
         w: [r["ns"] for r in rows if r["aggregation"] == cfg.curves and r["window"] == w]
@@ -155,7 +154,9 @@ def run(cfg):
 
 
 def main(argv=None):
-    return run(cli.parse(Config, PRESETS, argv, description=__doc__))
+    cfg = cli.parse(Config, PRESETS, argv, description=__doc__)
+    cli.check_out_folder(cfg.out)
+    return run(cfg)
 
 
 if __name__ == "__main__":

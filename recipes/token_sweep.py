@@ -159,6 +159,13 @@ class Own:
         from pvr_keras import sweeps
 
         cli.check_task(lambda: sweeps.parse_shard(self.shard))
+        check_widths(self.widths)
+
+
+def check_widths(widths):
+    """MLP hidden widths: positive integers (``--widths``)."""
+    if widths is not None and any(isinstance(w, bool) or w < 1 for w in widths):
+        raise cli.ConfigError(f"--widths must be positive integers; received {list(widths)}")
 
 
 def build(parsed):

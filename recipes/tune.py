@@ -34,6 +34,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 
 from pvr_keras import cli, registry
 
@@ -100,7 +101,26 @@ class Own:
                 f"--warmup-epochs must be at most --epochs ({run.epochs}); received "
                 f"{run.warmup_epochs}"
             )
-        cli.check_task(lambda: project_name(run, self))
+        from pvr_keras.tuning import distributed  # no framework: checked before any import
+
+        cli.check_task(
+            lambda: distributed.check_settings(self.tuner_id, self.oracle_port, self.chief_timeout)
+        )
+        project = cli.check_task(lambda: project_name(run, self))
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", project) or ".." in project:
+            raise cli.ConfigError(
+                f"--project must be a name, not a path (letters, digits, '_', '.', '-'); "
+                f"received {project!r}"
+            )
+        folder = pathlib.Path(self.directory) / project
+        cli.check_out_folder(folder)
+        if not self.tuner_id or "chief" in self.tuner_id:  # a worker writes no config
+            try:
+                cli.check_config(folder, run, self, may_differ=SEARCH_SETTINGS)
+            except cli.ConfigError as err:
+                raise cli.ConfigError(
+                    str(err).replace("holds a run of", "holds a search of")
+                ) from None
 
 
 PRESETS = {
@@ -128,29 +148,37 @@ def project_name(run, own):
 
 
 def train_command(run, values):
-    """The ``recipes/token_pvr.py`` command that trains a trial's hyperparameters on the
-    search's task and training set (a Hyperband trial: its own number of epochs)."""
-    flags = {
-        "--model": values["model"],
-        "--window": run.window,
-        "--aggregation": run.aggregation,
-        "--holdout": run.holdout,
-        "--num-examples": run.num_examples,
-        "--epochs": values.get("tuner/epochs", run.epochs),
-        "--warmup-epochs": run.warmup_epochs,
-        "--optimizer": values["optimizer"],
-        "--learning-rate": f"{values['learning_rate']:.6g}",
-        "--batch-size": values["batch_size"],
-        "--seed": run.seed,
-    }
-    return "python recipes/token_pvr.py " + " ".join(f"{k} {v}" for k, v in flags.items())
+    """The ``recipes/token_pvr.py`` command that trains a trial: the search's run with the
+    trial's model, optimizer, learning rate and batch size, its epochs (a Hyperband trial:
+    its own number) and no minimum of steps, every field of its identity as a flag, so that
+    the command parses back to the trial's run."""
+    trial = run.replace(
+        model=values["model"],
+        optimizer=values["optimizer"],
+        learning_rate=float(values["learning_rate"]),
+        batch_size=int(values["batch_size"]),
+        epochs=int(values.get("tuner/epochs", run.epochs)),
+        min_steps=0,  # a trial trains its epochs, however few steps they are
+    )
+    flags = []
+    for name, value in trial.to_dict().items():
+        if name == "model_kwargs":
+            continue
+        flag = cli.flag(name)
+        if isinstance(value, bool):
+            flags.append(flag if value else f"--no-{flag[2:]}")
+        elif isinstance(value, list | tuple):
+            flags.append(f"{flag} {' '.join(map(str, value))}")
+        else:
+            flags.append(f"{flag} {value!r}" if isinstance(value, float) else f"{flag} {value}")
+    return "python recipes/token_pvr.py " + " ".join(flags)
 
 
 def main(argv=None):
     run, own = RECIPE.parse(argv)
     cli.start(run.system.backend)
     from pvr_keras import tuning
-    from pvr_keras.files import atomic_write_text
+    from pvr_keras.files import write_text
 
     hypermodel = tuning.PVRHyperModel(
         run.task,
@@ -167,11 +195,8 @@ def main(argv=None):
     role = tuning.configure(
         own.tuner_id, own.oracle_ip, own.oracle_port, chief_timeout=own.chief_timeout
     )
-    if role != "worker":  # another search in this project is refused; more trials extend it
-        try:
-            cli.write_config(folder, run, own, may_differ=SEARCH_SETTINGS)
-        except cli.ConfigError as err:
-            raise ValueError(str(err).replace("holds a run of", "holds a search of")) from None
+    if role != "worker":  # checked before any work (Own.validate); more trials extend it
+        cli.write_config(folder, run, own, may_differ=SEARCH_SETTINGS)
     tuner = tuning.make_tuner(
         own.tuner,
         hypermodel,
@@ -197,7 +222,7 @@ def main(argv=None):
         "best": best,
         "train_command": train_command(run, best[0]["values"]) if best else None,
     }
-    atomic_write_text(folder / "best.json", json.dumps(summary, indent=1, default=str) + "\n")
+    write_text(folder / "best.json", json.dumps(summary, indent=1, default=str) + "\n")
     if best:
         top = best[0]
         print(

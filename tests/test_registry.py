@@ -39,11 +39,11 @@ def test_the_builtin_table_is_what_the_model_files_register():
     files register when they are imported."""
     from pvr_keras import models  # noqa: F401  (imports every model file)
 
-    assert registry.builtin_models() == {
-        name: spec for name, spec in registry._registered.items() if not spec.is_reference
-    }
+    builtin = registry.builtin_models()
+    assert builtin == {name: registry._registered[name] for name in builtin}
     assert registry.model_names() == (
-        "mlp", "mlp2x", "transformer", "mixer", "resnet18", "vgg11_bn", "image_sequence"
+        "mlp", "mlp2x", "transformer", "mixer", "resnet18", "vgg11_bn", "image_sequence",
+        "bits_mlp", "bits_transformer", "bits_mixer",
     )  # fmt: skip
     assert registry.model_names("image") == ("resnet18", "vgg11_bn")
     assert registry.model_spec("transformer").width_multiple == 4
@@ -65,7 +65,7 @@ def test_listing_and_checking_runs_import_no_framework():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120, check=True)  # fmt: skip
     assert "loaded: []" in done.stdout, done.stdout
-    assert "('token', 'block', 'sequence')" in done.stdout
+    assert "('token', 'block', 'sequence', 'boolean')" in done.stdout
 
 
 @pytest.fixture

@@ -27,11 +27,25 @@ import pathlib
 import shutil
 import sys
 
-FAST_SLOW = ("fast_slow", "fast_slow_main")  # recipes/fast_slow.py --name: sweep and folder
+# recipes/fast_slow.py --name: sweep and folder
+FAST_SLOW = ("fast_slow", "fast_slow_main", "fast_slow_paper")
+# sweep name in RESULTS/token -> study folder
 TOKEN_STUDIES = {"holdout_medium": "holdout", "size_window_medium": "thresholds",
-                 **{name: name for name in FAST_SLOW}}  # fmt: skip
+                 "holdout_paper": "holdout_paper", "aggregations": "aggregations_quick",
+                 "pointer": "pointer_quick", **{name: name for name in FAST_SLOW}}  # fmt: skip
 FAST_SLOW_FILES = ("{}.json", "{}.csv", "{}_learning_curves.png", "{}_cka.png")
 RUN_FILES = ("record.json", "history.csv", "learning_curve.png")
+
+
+def _holdout_tool():
+    """tools/holdout_analysis.py (its writer of the JSON, CSV and figure)."""
+    import importlib.util
+
+    path = pathlib.Path(__file__).with_name("holdout_analysis.py")
+    spec = importlib.util.spec_from_file_location("holdout_analysis_tool", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _copy(source, target, results):
@@ -39,11 +53,13 @@ def _copy(source, target, results):
     target = pathlib.Path(target)
     if target.is_dir():
         target = target / pathlib.Path(source).name
+    from pvr_keras import files
+
     if pathlib.Path(source).suffix != ".json":
-        shutil.copy(source, target)
+        files.write_bytes(target, pathlib.Path(source).read_bytes())
         return
     text = pathlib.Path(source).read_text()
-    target.write_text(text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS"))
+    files.write_text(target, text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS"))
 
 
 def _token_study(results, name, dest, log):
@@ -87,12 +103,12 @@ def export(results, dest, log=print):
             ids = _token_study(results, name, dest / study, log)
             if ids is None:
                 continue
-            if study == "holdout" and (token / "holdout_analysis.json").is_file():
+            if study.startswith("holdout") and (token / "holdout_analysis.json").is_file():
+                # The study's runs only (the results folder may hold other holdout runs):
+                # its JSON, and its CSV and figure written again from those rows.
                 rows = [r for r in json.loads((token / "holdout_analysis.json").read_text())
                         if r["id"] in ids]  # fmt: skip
-                (dest / study / "holdout_analysis.json").write_text(json.dumps(rows, indent=1))
-                for suffix in ("csv", "png"):
-                    _copy(token / f"holdout_analysis.{suffix}", dest / study, results)
+                _holdout_tool().write(rows, dest / study)
             if name in FAST_SLOW:
                 for file in (pattern.format(name) for pattern in FAST_SLOW_FILES):
                     if (token / file).is_file():

@@ -11,7 +11,6 @@ and tuple) and ``holdout_analysis.png`` (predicted labels on the held-out window
 """
 
 import argparse
-import csv
 import json
 import pathlib
 import sys
@@ -25,7 +24,7 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000):
 
     from pvr_keras import analysis, data, identity
     from pvr_keras.sweeps import ResultsDir
-    from pvr_keras.training import load_model
+    from pvr_keras.training import load_run
 
     results_dir = pathlib.Path(results_dir)
     records, _ = ResultsDir(results_dir).read()
@@ -40,7 +39,7 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000):
             continue
         run = identity.from_line(line)
         task = run.task
-        model = load_model(path, run.model)
+        model = load_run(path.parent).model
         x, y = data.token_arrays(task, test_examples, split="test", seed=run.seed,
                                  holdout=run.holdout)  # fmt: skip
         xt, yt = data.token_arrays(task, train_examples, split="train", seed=run.seed,
@@ -63,25 +62,24 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000):
 
 
 def write(summaries, results_dir):
-    from pvr_keras import figures
+    from pvr_keras import figures, files
 
     results_dir = pathlib.Path(results_dir)
-    (results_dir / "holdout_analysis.json").write_text(json.dumps(summaries, indent=1) + "\n")
-    with open(results_dir / "holdout_analysis.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["id", "window", "holdout_values", "holdout", "seed", "tuple", "label",
-                         "count", "accuracy", "predicted_counts", "train_rate_given_digit",
-                         "train_rate_given_digit_anywhere", "train_rate"])  # fmt: skip
-        for s in summaries:
-            for t in s["tuples"]:
-                writer.writerow([
-                    s["id"], s["window"], " ".join(map(str, s["holdout_values"])), s["holdout"],
-                    s["seed"], " ".join(map(str, t["tuple"])), t["label"], t["count"],
-                    t["accuracy"], " ".join(map(str, t["predicted_counts"])),
-                    " ".join(f"{v:.4f}" for v in t["train_rate_given_digit"]),
-                    " ".join(f"{v:.4f}" for v in t["train_rate_given_digit_anywhere"]),
-                    f"{t['train_rate']:.4f}",
-                ])  # fmt: skip
+    files.write_text(results_dir / "holdout_analysis.json", json.dumps(summaries, indent=1) + "\n")
+    rows = [["id", "window", "holdout_values", "holdout", "seed", "tuple", "label", "count",
+             "accuracy", "predicted_counts", "train_rate_given_digit",
+             "train_rate_given_digit_anywhere", "train_rate"]]  # fmt: skip
+    for s in summaries:
+        for t in s["tuples"]:
+            rows.append([
+                s["id"], s["window"], " ".join(map(str, s["holdout_values"])), s["holdout"],
+                s["seed"], " ".join(map(str, t["tuple"])), t["label"], t["count"],
+                t["accuracy"], " ".join(map(str, t["predicted_counts"])),
+                " ".join(f"{v:.4f}" for v in t["train_rate_given_digit"]),
+                " ".join(f"{v:.4f}" for v in t["train_rate_given_digit_anywhere"]),
+                f"{t['train_rate']:.4f}",
+            ])  # fmt: skip
+    files.write_csv(results_dir / "holdout_analysis.csv", rows)
     if summaries:
         figures.held_out_predictions(summaries, results_dir / "holdout_analysis.png")
 

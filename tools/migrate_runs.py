@@ -77,7 +77,7 @@ def migrate_recipe_config(config):
 def migrate(paths, *, write=True, log=print):
     """Migrates every run record and recipe config under ``paths``; returns the files that
     were (or, with ``write=False``, would be) changed."""
-    from pvr_keras.files import atomic_write_text
+    from pvr_keras.files import write_text
 
     changed = []
     for root in map(pathlib.Path, paths):
@@ -99,7 +99,7 @@ def migrate(paths, *, write=True, log=print):
                 continue
             changed.append(path)
             if write:
-                atomic_write_text(path, json.dumps(new, indent=indent, default=str) + "\n")
+                write_text(path, json.dumps(new, indent=indent, default=str) + "\n")
                 log(f"migrated {path}")
             else:
                 log(f"needs migrating: {path}")

@@ -171,8 +171,60 @@ def fast_slow(study):
     return text
 
 
+def quick_sweep(study):
+    """One row per run of a quick sweep (Figures 16 and 17): its task, size, epochs run,
+    training and test accuracy, the failed-run rule."""
+
+    def order(r):
+        return r.get("aggregation"), not r["pointer"], r["window"], r["num_examples"], r["seed"]
+
+    records = sorted(_records(study), key=order)
+    if not records:
+        return None
+    rows = [[r["aggregation"], "yes" if r["pointer"] else "no", r["window"],
+             f"{r['num_examples']:,}", r["seed"], r["epochs_completed"], _f(r["train_accuracy"]),
+             _f(r["test_accuracy"]), "yes" if r["failed"] else "", f"{r['wall_time_s'] / 60:.1f}"]
+            for r in records]  # fmt: skip
+    header = ["aggregation", "pointer", "window", "examples", "seed", "epochs", "train", "test",
+              "failed", "min"]  # fmt: skip
+    return _table(header, rows)
+
+
+def benchmark(study):
+    """Per suite, the committed benchmark tables (``recipes/benchmark.py``): one row per
+    entry, one column per model."""
+    text = ""
+    for suite in sorted(p for p in study.glob("*") if p.is_dir()):
+        tables = [json.loads(p.read_text()) for p in sorted(suite.glob("*.json"))]
+        for kind in ("token", "image"):
+            mine = [t for t in tables if t.get("kind") == kind]
+            if not mine:
+                continue
+            entries = list(dict.fromkeys(e for t in mine for e in t["entries"]))
+            rows = []
+            for entry in entries:
+                row = [entry]
+                for t in mine:
+                    found = t["entries"].get(entry)
+                    cell = "-" if found is None else _f(found["test_accuracy"])
+                    if found and found.get("iid_test_accuracy") is not None:
+                        cell += f" (IID {_f(found['iid_test_accuracy'])})"
+                    row.append(cell + (" failed" if found and found.get("failed") else ""))
+                rows.append(row)
+            minutes = ["minutes (all entries)"] + [
+                f"{sum(e['minutes'] for e in t['entries'].values()):.1f}" for t in mine
+            ]
+            rows.append(minutes)
+            text += (f"\n{suite.name} suite, {kind} models:\n\n" if text else
+                     f"{suite.name} suite, {kind} models:\n\n")  # fmt: skip
+            text += _table(["entry", *(t["label"] for t in mine)], rows)
+    return text or None
+
+
 STUDIES = {"holdout": holdout, "thresholds": thresholds, "figure7": figure7,
-           "fast_slow": fast_slow, "fast_slow_main": fast_slow}  # fmt: skip
+           "fast_slow": fast_slow, "fast_slow_main": fast_slow, "holdout_paper": holdout,
+           "fast_slow_paper": fast_slow, "aggregations_quick": quick_sweep,
+           "pointer_quick": quick_sweep, "benchmark": benchmark}  # fmt: skip
 
 
 def tables(results):
@@ -220,7 +272,9 @@ def main(argv=None):
     readme = results / "README.md"
     text, stale = update(readme.read_text(), made)
     if args.write:
-        readme.write_text(text)
+        from pvr_keras import files
+
+        files.write_text(readme, text)
         print(f"{readme}: {len(stale)} tables replaced ({', '.join(stale) or 'none stale'})")
         return 0
     if stale:

@@ -2,9 +2,17 @@
 representations, layer by layer (Section 6.1, Appendix E), activations by layer name, logit
 analysis (Figure 8), fast/slow learners (Section 6.1), what holdout runs predict on their
 held-out windows, and the label frequencies a mod_sum representation uses (what its CKA with
-another seed depends on)."""
+another seed depends on); and the exact Boolean measures of Boolean PVR (Abbe et al. 2022):
+Fourier coefficients, influences and degree profiles of targets and trained models."""
 
 from pvr_keras.analysis.activations import activations
+from pvr_keras.analysis.boolean import (
+    boolean_cube,
+    boolean_influence,
+    degree_profile,
+    fourier_coefficients,
+    model_values,
+)
 from pvr_keras.analysis.cka import (
     MinibatchCKA,
     center_gram,
@@ -34,9 +42,13 @@ __all__ = [
     "activations",
     "bits_per_token",
     "block_layers",
+    "boolean_cube",
+    "boolean_influence",
     "center_gram",
     "cka",
     "cka_by_layer",
+    "degree_profile",
+    "fourier_coefficients",
     "classify",
     "describe_rule",
     "fit_epoch",
@@ -48,6 +60,7 @@ __all__ = [
     "logit_analysis",
     "linear_cka",
     "main_frequencies",
+    "model_values",
     "mean_by_kind",
     "mean_logits_by_class",
     "noise_sensitivity",

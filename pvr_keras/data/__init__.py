@@ -1,16 +1,19 @@
 """Data for every PVR task: tf.data pipelines, and their JAX twins made on the device.
 
-The tf.data modules (``token``, ``block``, ``sequence``, ``random``, ``tf_setup``) are the
-only ones that import tensorflow directly; the first of them to load sets TensorFlow's devices
-(``tf_setup.configure_devices``: GPUs hidden under JAX, memory growth under TensorFlow) before
-any op. The device twins (``device``, ``device_images``, ``jax_random``) import JAX, and the
-token one never TensorFlow, so this package loads its members lazily:
-``from pvr_keras.data import device`` does not start TensorFlow.
+The tf.data modules (``token``, ``block``, ``sequence``, ``boolean``, ``random``,
+``tf_setup``) are the only ones that import tensorflow directly; the first of them to load sets
+TensorFlow's devices (``tf_setup.configure_devices``: GPUs hidden under JAX, memory growth
+under TensorFlow) before any op. The device twins (``device``, ``device_images``,
+``device_boolean``, ``jax_random``) import JAX, and the token and Boolean ones never
+TensorFlow, so this package loads its members lazily: ``from pvr_keras.data import device``
+does not start TensorFlow.
 """
 
 import importlib
 
 _MEMBERS = {
+    "boolean_arrays": "boolean",
+    "boolean_dataset": "boolean",
     "block_arrays": "block",
     "block_dataset": "block",
     "load_images": "images",

@@ -21,6 +21,7 @@ import tensorflow as tf
 
 from pvr_keras import compat
 from pvr_keras.data import random
+from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.images import load_images
 from pvr_keras.data.pipeline import (
     batched_dataset,
@@ -284,6 +285,8 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
         True
     """
     _validate(task, num_examples, split, seed, holdout, 1)
+    pixels = int(np.prod(task.image_shape))
+    check_memory(check_size(num_examples), 8 * pixels + 48 * task.num_cells, "block_arrays")
     key = _key(seed, split)
     examples = make_examples(task, key, split, holdout, data_dir)
     return collect_arrays(

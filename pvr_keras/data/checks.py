@@ -11,6 +11,36 @@ def check_positive(name, value):
     return int(value)
 
 
+MAX_EXAMPLES = 2**31 - 1  # example indices are int32 on the device
+
+
+def check_size(num_examples):
+    """A split's size: a positive integer below 2**31 (example indices are int32)."""
+    n = check_positive("num_examples", num_examples)
+    if n > MAX_EXAMPLES:
+        raise ValueError(f"num_examples must be at most 2**31 - 1; received {n:,}")
+    return n
+
+
+def check_memory(num_examples, bytes_per_example, what):
+    """Refuses an array call that would need more memory than this machine has, saying how
+    much it needs (streams need O(batch): use them for more)."""
+    import os
+
+    need = num_examples * bytes_per_example
+    try:
+        have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return need
+    if need > have // 2:
+        raise ValueError(
+            f"{what} of {num_examples:,} examples needs about {need / 1e9:.1f} GB, more than "
+            f"half of this machine's {have / 1e9:.0f} GB; take fewer, or stream them (the "
+            f"*_dataset / *_stream functions need memory for one batch)"
+        )
+    return need
+
+
 def check_schedule(epochs, first_epoch):
     """Validates ``epochs`` (positive or None) and ``first_epoch`` (non-negative)."""
     if epochs is not None and (

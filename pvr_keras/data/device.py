@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pvr_keras.data import jax_random, keys
+from pvr_keras.data.checks import check_memory
 from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
 from pvr_keras.data.device_stream import collect as _collect
 from pvr_keras.tasks import TokenTask
@@ -248,6 +249,7 @@ def token_stream(
 def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
     """The first ``num_examples`` examples of a split as NumPy arrays, in index order,
     made on the device: equal to ``data.token_arrays`` for the same arguments."""
+    check_memory(check_num_examples(num_examples), 8 * (task.seq_len + 1), "token_arrays")
     stream = token_stream(
         task,
         num_examples,

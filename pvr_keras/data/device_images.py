@@ -19,6 +19,7 @@ from jax import lax
 
 from pvr_keras.data import device as token_device
 from pvr_keras.data import jax_random, keys
+from pvr_keras.data.checks import check_memory
 from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
 from pvr_keras.data.device_stream import collect as _collect
 from pvr_keras.tasks import BlockTask, TokenTask
@@ -238,6 +239,8 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
     """The first ``num_examples`` block examples of a split, in index order, made on the
     device: ``x, y, info`` equal to ``data.block_arrays`` (info arrays as int32)."""
     _check_block(task, num_examples, split, seed, holdout, 1, "float32")
+    pixels = int(np.prod(task.image_shape))
+    check_memory(num_examples, 8 * pixels + 48 * task.num_cells, "block_arrays")
     constants, static = block_source(task, split, holdout, data_dir)
     key = _block_key(seed, split)
     names = ("x", "y", "cell_labels", "offsets", "image_index")
@@ -344,6 +347,7 @@ def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None
     """The first ``num_examples`` image sequences of a split, in index order, made on the
     device: ``x, y, info`` equal to ``data.sequence_arrays`` (info arrays as int32)."""
     _check_sequence(task, num_examples, split, seed, holdout, 1)
+    check_memory(num_examples, 8 * task.seq_len * 28 * 28 + 24 * task.seq_len, "sequence_arrays")
     constants, _ = sequence_source(task, split, data_dir)
     examples, key = make_sequence_examples(task, seed, split, holdout)
     names = ("x", "y", "tokens", "image_index")

@@ -28,9 +28,14 @@ def check_split(split):
     return split
 
 
+MAX_SEED = 2**63  # keys hash the seed modulo 2**64: a larger seed would alias a smaller one
+
+
 def check_seed(seed):
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer; received {seed!r}")
+    if seed >= MAX_SEED:
+        raise ValueError(f"seed must be below 2**63 (seeds alias modulo 2**64); received {seed}")
     return int(seed)
 
 
@@ -63,3 +68,11 @@ def held_out_codes(task, holdout):
     tuples = task.holdout_tuples(holdout)
     powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
     return np.sort(tuples @ powers)
+
+
+BOOLEAN_SALT = 0xB001  # apart from the token streams' salts (holdout-k, held-out tuple)
+
+
+def boolean_stream_key(num_bits, seed, split, frozen):
+    """The key of a Boolean stream: (seed, split, the split's frozen-bit mask, d)."""
+    return stream_key(seed, split, int(frozen), BOOLEAN_SALT, int(num_bits))

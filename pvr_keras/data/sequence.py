@@ -11,6 +11,7 @@ import tensorflow as tf
 
 from pvr_keras.data import random
 from pvr_keras.data import token as token_data
+from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.images import load_images
 from pvr_keras.data.pipeline import (
     batched_dataset,
@@ -149,6 +150,8 @@ def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None
         True
     """
     _validate(task, num_examples, split, seed, holdout, 1)
+    check_memory(check_size(num_examples), 8 * task.seq_len * 28 * 28 + 24 * task.seq_len,
+                 "sequence_arrays")  # fmt: skip
     examples, key = make_examples(task, seed, split, holdout, data_dir)
     return collect_arrays(examples, num_examples, key, ("x", "y", "tokens", "image_index"))
 

@@ -10,6 +10,7 @@ import numpy as np
 import tensorflow as tf
 
 from pvr_keras.data import keys, random
+from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.pipeline import (
     batched_dataset,
     check_instance,
@@ -187,6 +188,7 @@ def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
         True
     """
     _validate(task, num_examples, split, seed, holdout, 1)
+    check_memory(check_size(num_examples), 8 * (task.seq_len + 1), "token_arrays")
     ds = token_dataset(
         task,
         num_examples,

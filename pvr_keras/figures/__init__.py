@@ -5,7 +5,8 @@
   (``sweeps.make_figures(RESULTS)`` draws a whole results directory);
 - ``logits`` (Figure 8), ``cka_bars`` (Figure 13), ``noise_curves`` / ``noise_averages``
   (Figure 5), ``held_out_predictions`` (Figure 14's misses), ``benchmark`` (a benchmark
-  suite's table) — ``figures.analyses``.
+  suite's table), ``boolean_holdout`` (generalisation error against influence, Abbe et al.
+  2022) — ``figures.analyses``.
 
 Everything draws on a ``matplotlib.figure.Figure`` (no pyplot), so plotting never switches a
 program's or a notebook's matplotlib backend, and nothing here imports Keras.
@@ -13,6 +14,7 @@ program's or a notebook's matplotlib backend, and nothing here imports Keras.
 
 from pvr_keras.figures.analyses import (
     benchmark,
+    boolean_holdout,
     cka_bars,
     held_out_predictions,
     logits,
@@ -25,6 +27,7 @@ from pvr_keras.figures.sweeps import FIGURES, check_spec, plot, summarise, write
 __all__ = [
     "FIGURES",
     "benchmark",
+    "boolean_holdout",
     "check_spec",
     "cka_bars",
     "fast_slow_curves",

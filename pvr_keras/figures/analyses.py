@@ -7,11 +7,12 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
+from pvr_keras.files import save_figure
+
 
 def _save(fig, path, dpi=110):
     fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
-    return path
+    return save_figure(fig, path, dpi=dpi)
 
 
 def logits(analysis, held_out, path, title):
@@ -158,4 +159,49 @@ def benchmark(entries, columns, path, title):
     ax.set(ylim=(0, 1.05), ylabel="test accuracy")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, ncol=min(4, len(columns)), loc="upper right")
+    return _save(fig, path)
+
+
+def boolean_holdout(points, tracks, path, title):
+    """Generalisation error against Boolean influence (Abbe et al. 2022), and what one run
+    learned epoch by epoch.
+
+    Args:
+        points: per frozen bit, ``(bit, influence, [half MSE on the cube per seed])``.
+        tracks: ``None``, or one run's tracking: ``{"bit", "epochs": [...], "half_mse":
+            [...], "lines": [(label, [coefficient per epoch], target)]}``, the monomials
+            whose coefficients are drawn (the target's coefficient dashed).
+        path: where the PNG goes.
+    """
+    fig = Figure(figsize=(10.5 if tracks else 5.2, 4.4))
+    axes = fig.subplots(1, 2 if tracks else 1, squeeze=False)[0]
+    ax = axes[0]
+    top = max([p[1] for p in points] + [max(p[2]) for p in points] + [1e-3]) * 1.1
+    ax.plot([0, top], [0, top], color="gray", linestyle="--", linewidth=1, label="½·MSE = Inf")
+    for bit, influence, errors in points:
+        mean = float(np.mean(errors))
+        low, high = mean - min(errors), max(errors) - mean
+        ax.errorbar([influence], [mean], yerr=[[low], [high]], fmt="o", color="tab:blue",
+                    capsize=3)  # fmt: skip
+        ax.annotate(str(bit), (influence, mean), textcoords="offset points", xytext=(4, 3),
+                    fontsize=7)  # fmt: skip
+    ax.set(xlim=(0, top), ylim=(0, top), xlabel="Boolean influence of the frozen bit, Inf_i(f)",
+           ylabel="generalisation error (½·MSE on the cube)")  # fmt: skip
+    seeds = max(len(p[2]) for p in points)
+    ax.set_title(f"one point per frozen bit (labelled); {seeds} seed{'s' * (seeds > 1)}"
+                 f"{', bars: min-max' if seeds > 1 else ''}", fontsize=8)  # fmt: skip
+    ax.legend(fontsize=7, loc="upper left")
+    if tracks:
+        ax = axes[1]
+        colors = matplotlib.colormaps["tab10"]
+        for k, (label, values, target) in enumerate(tracks["lines"]):
+            ax.plot(tracks["epochs"], values, color=colors(k % 10), label=label)
+            ax.axhline(target, color=colors(k % 10), linestyle=":", linewidth=1)
+        ax.plot(tracks["epochs"], tracks["half_mse"], color="black", linewidth=2,
+                label="½·MSE on the cube")  # fmt: skip
+        ax.set(xlabel="epoch", ylabel="Fourier coefficient of the learned function")
+        ax.set_title(f"frozen bit {tracks['bit']}: coefficients per epoch (dotted: those of f "
+                     f"with x{tracks['bit']} = +1)", fontsize=8)  # fmt: skip
+        ax.legend(fontsize=6, ncol=2)
+    fig.suptitle(title, fontsize=9)
     return _save(fig, path)

@@ -6,6 +6,8 @@ program's matplotlib backend (a notebook keeps its own).
 
 from matplotlib.figure import Figure
 
+from pvr_keras.files import save_figure
+
 
 def learning_curve(history, path, title=""):
     """Saves train/test accuracy and loss per epoch as a PNG at ``path``."""
@@ -25,8 +27,7 @@ def learning_curve(history, path, title=""):
     loss.legend(fontsize=8)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    return path
+    return save_figure(fig, path, dpi=110)
 
 
 def fast_slow_curves(curves, speeds, path, *, threshold, picks=(), title=""):
@@ -60,5 +61,4 @@ def fast_slow_curves(curves, speeds, path, *, threshold, picks=(), title=""):
     test_ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    return path
+    return save_figure(fig, path, dpi=110)

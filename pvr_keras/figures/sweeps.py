@@ -16,6 +16,7 @@ whose final training accuracy is below it are drawn as open circles and left out
 """
 
 import csv
+import io
 import json
 import math
 
@@ -25,6 +26,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from pvr_keras import kinds
+from pvr_keras.files import save_figure, write_text
 from pvr_keras.runconfig import section_fields
 
 FIGURES = {
@@ -85,6 +87,8 @@ def _value_label(field, value):
         return "with pointer" if value else "without pointer"
     if field == "window":
         return f"window {value} (m={value - 1})"
+    if field == "width" and value is None:  # not recorded: the default, the paper's widths
+        return "paper's width"
     if field == "holdout" and isinstance(value, bool):
         return "holdout (Figure 6)" if value else "IID"
     if field == "num_examples":
@@ -151,7 +155,9 @@ def _sort(values):
 
 
 def summarise(records, spec, metric):
-    """Rows of a figure: one per (panel, line, x) with mean/std over the kept seeds."""
+    """Rows of a figure: one per (panel, line, x) with the mean, standard deviation and range
+    (min, max) over the kept seeds, and the epochs its runs ran (``epochs_ran``: a run of a
+    tiny training set runs more than ``epochs``, to reach ``min_steps``)."""
     spec = check_spec(spec, records)
     x, line = spec["x"], spec["line"]
     varying = [
@@ -185,6 +191,11 @@ def summarise(records, spec, metric):
                 "metric": metric,
                 "mean": float(np.mean(kept)) if kept else None,
                 "std": float(np.std(kept)) if kept else None,
+                "min": float(np.min(kept)) if kept else None,
+                "max": float(np.max(kept)) if kept else None,
+                "_epochs": sorted(
+                    {r["epochs_completed"] for r in group if r.get("epochs_completed") is not None}
+                ),  # fmt: skip
                 "seeds": len(kept),
                 "failed": len(failed),
                 "discarded": len(discarded),
@@ -238,7 +249,8 @@ def plot(records, spec, path, metric="test_accuracy"):
             ax.errorbar(
                 [r[x] for r in good],
                 [r["mean"] for r in good],
-                yerr=[r["std"] for r in good],
+                # The range over seeds (2-5 of them: a std would say little).
+                yerr=[[r["mean"] - r["min"] for r in good], [r["max"] - r["mean"] for r in good]],
                 color=color,
                 marker="o",
                 ms=4,
@@ -259,8 +271,14 @@ def plot(records, spec, path, metric="test_accuracy"):
                 )
         ax.axhline(CHANCE, color="grey", lw=0.8, ls=":")
         parts = [_value_label(f, v) for f, v in zip(panel_fields, panel, strict=True)]
-        # The first field on a line of its own, the others on the next.
-        title = "\n".join(filter(None, [parts[0] if parts else "", ", ".join(parts[1:])]))
+        ran = sorted({e for r in mine for e in r["_epochs"]})
+        if "epochs" in panel_fields and ran and ran != [panel[panel_fields.index("epochs")]]:
+            # A tiny training set runs more epochs than asked, to reach min_steps.
+            i = panel_fields.index("epochs")
+            parts[i] += f" (ran {_span(ran)})"
+        # The first field on a line of its own, the others two to a line.
+        lines = [", ".join(parts[i : i + 2]) for i in range(1, len(parts), 2)]
+        title = "\n".join(filter(None, [parts[0] if parts else "", *lines]))
         ax.set_title(title, fontsize=9)
         ax.set(xlabel=LABELS.get(x, x), ylim=(-0.02, 1.02))
         xs = sorted({r[x] for r in mine if r[x] is not None})
@@ -279,10 +297,13 @@ def plot(records, spec, path, metric="test_accuracy"):
     n_failed = sum(r["failed"] for r in rows)
     n_discarded = sum(r["discarded"] for r in rows)
     note = (
-        f"points: mean ± std over seeds ({_span(seeds)} runs per point); dotted: "
+        f"points: mean over seeds, bars: their range ({_span(seeds)} runs per point); dotted: "
         f"chance. x: failed run (final training accuracy < 20% or NaN loss, the paper's "
         f"rule), shown, not averaged ({n_failed} runs)."
     )
+    if any(len(r["_epochs"]) > 1 or r["_epochs"][:1] != [r.get("epochs")] for r in rows
+           if r["_epochs"] and "epochs" in r):  # fmt: skip
+        note += " ran: the epochs run, more where a small training set needs min_steps steps."
     if spec["discard_below"] is not None:
         note += (
             f"\no: discarded, final training accuracy < {spec['discard_below']:.0%} as the "
@@ -291,18 +312,21 @@ def plot(records, spec, path, metric="test_accuracy"):
     fig.suptitle(spec["title"] or metric, fontsize=10)
     fig.text(0.01, 0.005, note, fontsize=7, va="bottom", wrap=True)
     fig.tight_layout(rect=(0, 0.09 if spec["discard_below"] is not None else 0.06, 1, 0.97))
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     return rows
 
 
-CSV_COLUMNS = ("metric", "mean", "std", "seeds", "failed", "discarded")
+CSV_COLUMNS = ("metric", "mean", "std", "min", "max", "seeds", "failed", "discarded",
+               "epochs_ran")  # fmt: skip
 
 
 def write_csv(path, rows):
     """The rows ``plot`` drew (``summarise``) as a CSV: the numbers of a figure."""
+    rows = [{**r, "epochs_ran": _span(r["_epochs"]) if r["_epochs"] else ""} for r in rows]
     fields = [f for f in rows[0] if f not in CSV_COLUMNS and not f.startswith("_")]
     fields = [f for f in fields if not f.endswith("_values")]
-    with open(path, "w", newline="") as f:
-        writer = csv.DictWriter(f, [*fields, *CSV_COLUMNS], extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, [*fields, *CSV_COLUMNS], extrasaction="ignore")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text(path, out.getvalue())

@@ -3,7 +3,9 @@
 - ``token``: token sequences (Sections 3.1, 5, 6; Appendices C-E), ``TokenTask``;
 - ``block``: 2x2 (or 3x3) blocks of MNIST / CIFAR-10 images (Section 3.2, Figures 3, 6-8),
   ``BlockTask``;
-- ``sequence``: the token task drawn as MNIST digits (Figure 2), ``TokenTask``.
+- ``sequence``: the token task drawn as MNIST digits (Figure 2), ``TokenTask``;
+- ``boolean``: PVR over bits in {+1, -1} (Abbe et al. 2022), ``BooleanTask``, regressed with
+  the mean squared error, a holdout freezing bits to +1.
 
 A kind of your own is one file: its task dataclass (with ``label``), its generators and a
 ``TaskKind`` (see ``docs/extending.md``); ``kind("my_pkg.kinds:MY_KIND")`` finds it. Nothing
@@ -12,7 +14,7 @@ run needs them.
 """
 
 # The paper's order: the token task first.
-from pvr_keras.kinds import token, block, sequence  # noqa: E402, F401, I001  (registers them)
+from pvr_keras.kinds import token, block, sequence, boolean  # noqa: E402, F401, I001  (registers them)
 from pvr_keras.kinds.spec import TaskKind, kind, kind_names, register_kind
 
 __all__ = ["TaskKind", "kind", "kind_names", "register_kind"]

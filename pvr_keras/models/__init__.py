@@ -2,8 +2,9 @@
 
 Token models take int tokens (batch, seq_len); image models take float images
 (batch, height, width, channels) in [0, 1]; ``image_sequence`` takes float image sequences
-(batch, seq_len, height, width, channels). Every model outputs raw logits and names its
-blocks ``block0``, ``block1``, ... and the features before the classifier ``pre_logits``.
+(batch, seq_len, height, width, channels); the Boolean models take int8 bits +1 / -1
+(batch, num_bits) and output one number (batch, 1). Every model outputs raw logits and names
+its blocks ``block0``, ``block1``, ... and the features before the classifier ``pre_logits``.
 
 Each model file registers its builder (``registry.register_model``); ``get`` also takes a
 reference to a builder of your own, ``"my_pkg.nets:tiny_net"`` or ``"path/nets.py:tiny_net"``.
@@ -14,6 +15,7 @@ builders; the package attributes are the builder functions (imported last, below
 """
 
 from pvr_keras import registry
+from pvr_keras.models.bits import bits_mixer, bits_mlp, bits_transformer
 from pvr_keras.models.mixer import mixer
 from pvr_keras.models.mlp import mlp, mlp2x
 from pvr_keras.models.resnet import resnet18
@@ -24,6 +26,7 @@ from pvr_keras.models.vgg import vgg11_bn
 TOKEN_MODELS = registry.model_names("token")
 IMAGE_MODELS = registry.model_names("image")
 SEQUENCE_MODELS = registry.model_names("sequence")
+BITS_MODELS = registry.model_names("bits")
 
 
 def get(name, **kwargs):
@@ -44,9 +47,13 @@ def get(name, **kwargs):
 
 
 __all__ = [
+    "BITS_MODELS",
     "IMAGE_MODELS",
     "SEQUENCE_MODELS",
     "TOKEN_MODELS",
+    "bits_mixer",
+    "bits_mlp",
+    "bits_transformer",
     "get",
     "image_sequence",
     "mixer",

@@ -15,8 +15,20 @@ def check_positive(**values):
 
 
 def token_input(seq_len):
-    """Integer token input, shape (batch, seq_len)."""
+    """Integer token input, shape (batch, seq_len): the pointer and at least one value."""
+    if isinstance(seq_len, bool) or not isinstance(seq_len, int | np.integer) or seq_len < 2:
+        raise ValueError(
+            f"seq_len must be an integer >= 2 (the pointer and at least one value); received "
+            f"{seq_len!r}"
+        )
     return keras.Input(shape=(seq_len,), dtype="int32", name="tokens")
+
+
+def bits_input(num_bits):
+    """Bits in {+1, -1} as int8, shape (batch, num_bits): the Boolean models' input."""
+    if isinstance(num_bits, bool) or not isinstance(num_bits, int | np.integer) or num_bits < 1:
+        raise ValueError(f"num_bits must be a positive integer; received {num_bits!r}")
+    return keras.Input(shape=(num_bits,), dtype="int8", name="bits")
 
 
 def image_input(input_shape):
@@ -55,7 +67,12 @@ class CheckedModel(keras.Model):
 
     Plain functional models cast float tokens to int silently and add or drop a trailing axis
     of size 1; this one raises a ValueError that says what it takes and what it received,
-    whether called directly or through ``fit``, ``predict`` or ``evaluate``.
+    whether called directly or through ``fit``, ``predict`` or ``evaluate``. Token values are
+    checked where they are on the host: a NumPy array given to the model (``model(x)``) must
+    hold tokens in ``0..vocab-1``. A compiled call (``fit``, ``predict``, a jitted step) does
+    not look at values (that would stop the device for the host): there an out-of-range token
+    raises on some backends and devices and reads a clipped embedding row on others, so check
+    data made elsewhere first (``TokenTask.label`` does).
     Build it like ``keras.Model``: ``CheckedModel(inputs, outputs, name=...)``.
     """
 
@@ -92,3 +109,23 @@ class CheckedModel(keras.Model):
             e is not None and s is not None and e != s for s, e in zip(shape, expected, strict=True)
         ):
             raise ValueError(f"{takes}; received shape {shape}")
+        if integer and isinstance(x, np.ndarray) and x.size and spec.name == "bits":
+            if not np.isin(x, (-1, 1)).all():
+                raise ValueError(
+                    f"model {self.name!r} takes bits +1 / -1; received values in "
+                    f"{x.min()}..{x.max()}"
+                )
+        elif integer and isinstance(x, np.ndarray) and x.size:
+            vocab = self._vocab()
+            if vocab is not None and (x.min() < 0 or x.max() >= vocab):
+                raise ValueError(
+                    f"model {self.name!r} takes tokens in 0..{vocab - 1}; received values in "
+                    f"{x.min()}..{x.max()}"
+                )
+
+    def _vocab(self):
+        """The token vocabulary: the input size of the ``embedding`` layer, if there is one."""
+        try:
+            return int(self.get_layer("embedding").input_dim)
+        except (ValueError, AttributeError):
+            return None

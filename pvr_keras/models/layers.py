@@ -1,4 +1,5 @@
-"""The few custom layers the builders need: class token, position embedding, adaptive pooling.
+"""The few custom layers the builders need: class token, position embedding, adaptive pooling,
+and the Boolean models' reading of bits.
 
 Each one uses ``keras.ops`` only, passes ``**kwargs`` to ``Layer`` and implements
 ``get_config``, so a saved ``.keras`` file reloads with ``safe_mode=True`` on either backend.
@@ -129,3 +130,27 @@ class AdaptiveAveragePooling2D(keras.layers.Layer):
 
     def get_config(self):
         return {**super().get_config(), "output_size": self.output_size}
+
+
+@keras.saving.register_keras_serializable(package="pvr_keras")
+class ReadBits(keras.layers.Layer):
+    """Bits in {+1, -1} (any integer or float dtype) as the Boolean models read them:
+    ``as_tokens=False``: float32 +1.0 / -1.0; ``as_tokens=True``: int32 tokens 0 for +1 and
+    1 for -1 (the cube's row bits, for the token models' embeddings). No parameters.
+    """
+
+    def __init__(self, as_tokens=False, **kwargs):
+        super().__init__(**kwargs)
+        self.as_tokens = bool(as_tokens)
+
+    def call(self, bits):
+        x = ops.cast(bits, "float32")
+        if self.as_tokens:
+            return ops.cast((1.0 - x) / 2.0, "int32")
+        return x
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "as_tokens": self.as_tokens}

@@ -78,6 +78,15 @@ def mixer(
         channel_dim=channel_dim,
     )
     tokens = token_input(seq_len)
+    logits = mixer_outputs(tokens, vocab=vocab, num_classes=num_classes, dim=dim, depth=depth,
+                           token_dim=token_dim, channel_dim=channel_dim)  # fmt: skip
+    return CheckedModel(tokens, logits, name=name)
+
+
+def mixer_outputs(tokens, *, vocab, num_classes, dim, depth, token_dim, channel_dim):
+    """The Mixer's layers on int tokens (batch, seq_len) (checked arguments): its outputs
+    (batch, num_classes). ``mixer`` and the Boolean ``bits_mixer``."""
+    seq_len = tokens.shape[1]
     x = keras.layers.Embedding(vocab, dim, name="embedding")(tokens)  # (batch, seq, dim)
     x = ClassToken(name="class_token")(x)  # (batch, seq + 1, dim)
     for i in range(depth):
@@ -86,5 +95,4 @@ def mixer(
     x = keras.layers.Cropping1D((0, seq_len), name="class_token_output")(x)  # (batch, 1, dim)
     x = keras.layers.Flatten(name="flatten")(x)
     x = keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON, name="pre_logits")(x)
-    logits = keras.layers.Dense(num_classes, name="logits")(x)
-    return CheckedModel(tokens, logits, name=name)
+    return keras.layers.Dense(num_classes, name="logits")(x)

@@ -73,6 +73,15 @@ def transformer(
     if dim % heads:
         raise ValueError(f"dim must be divisible by heads ({heads}); received dim={dim}")
     tokens = token_input(seq_len)
+    logits = transformer_outputs(tokens, vocab=vocab, num_classes=num_classes, dim=dim,
+                                 depth=depth, heads=heads, mlp_dim=mlp_dim)  # fmt: skip
+    return CheckedModel(tokens, logits, name=name)
+
+
+def transformer_outputs(tokens, *, vocab, num_classes, dim, depth, heads, mlp_dim):
+    """The Transformer's layers on int tokens (batch, seq_len) (checked arguments): its
+    outputs (batch, num_classes). ``transformer`` and the Boolean ``bits_transformer``."""
+    seq_len = tokens.shape[1]
     x = keras.layers.Embedding(vocab, dim, name="embedding")(tokens)  # (batch, seq, dim)
     x = ClassToken(name="class_token")(x)  # (batch, seq + 1, dim)
     x = PositionEmbedding(name="position_embedding")(x)
@@ -82,5 +91,4 @@ def transformer(
     x = keras.layers.Cropping1D((0, seq_len), name="class_token_output")(x)  # (batch, 1, dim)
     x = keras.layers.Flatten(name="flatten")(x)
     x = keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON, name="pre_logits")(x)
-    logits = keras.layers.Dense(num_classes, name="logits")(x)
-    return CheckedModel(tokens, logits, name=name)
+    return keras.layers.Dense(num_classes, name="logits")(x)

@@ -22,6 +22,8 @@ import pathlib
 import socket
 import time
 
+from pvr_keras.files import open_file
+
 
 class Claim:
     """A held claim: the open, locked claim file of one run."""
@@ -74,10 +76,10 @@ class Claims:
         path = self.path(run_id)
         for _ in range(5):  # retries only when the file is replaced under us
             try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = open_file(path, os.O_RDWR | os.O_CREAT | os.O_EXCL)
             except FileExistsError:
                 try:
-                    fd = os.open(path, os.O_RDWR)
+                    fd = open_file(path, os.O_RDWR)
                 except FileNotFoundError:
                     continue  # removed since: try to create it
             try:

@@ -24,7 +24,7 @@ import os
 import pathlib
 import time
 
-from pvr_keras.files import atomic_write_text
+from pvr_keras.files import open_file, write_text
 
 FORMAT = "pvr-keras/sweep"
 FORMAT_VERSION = 1
@@ -102,6 +102,10 @@ class ResultsDir:
         self.claims = self.path / "claims"
         self.sweeps = self.path / "sweeps"
         manifest = self.path / MANIFEST
+        if create and (self.path / "record.json").exists():
+            raise IncompatibleResultsError(
+                f"{self.path} is a run's folder (record.json), not a sweep's results folder"
+            )
         if create:
             self.path.mkdir(parents=True, exist_ok=True)
             if not manifest.exists():
@@ -121,14 +125,18 @@ class ResultsDir:
             {"format": FORMAT, "format_version": FORMAT_VERSION, "created": _now()}, indent=1
         )
         tmp = manifest.with_name(f".{MANIFEST}.tmp{os.getpid()}")
-        tmp.write_text(text + "\n")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        fd = open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        os.write(fd, (text + "\n").encode())
+        os.close(fd)
         try:
             os.link(tmp, manifest)  # fails if another worker created it first: keep theirs
         except FileExistsError:
             pass
         except OSError:  # no hard links on this filesystem: exclusive create instead
             try:
-                fd = os.open(manifest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                fd = open_file(manifest, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
             except FileExistsError:
                 pass
             else:
@@ -160,7 +168,7 @@ class ResultsDir:
     @contextlib.contextmanager
     def lock(self):
         """Exclusive lock over the results file across processes (and hosts, on NFS)."""
-        fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_file(self.path / LOCK, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
@@ -191,7 +199,7 @@ class ResultsDir:
                 return False
             if data and not data.endswith(b"\n"):
                 line = b"\n" + line  # end a truncated fragment; it stays a bad line of its own
-            fd = os.open(self.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            fd = open_file(self.results, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
             try:
                 written = os.write(fd, line)
                 if written != len(line):
@@ -213,12 +221,15 @@ class ResultsDir:
             data = self._read_bytes()
             records, problems, bad = _parse(data)
             if problems:
-                with open(self.path / CORRUPT, "ab") as f:
-                    f.write(b"\n".join(bad) + b"\n")
+                fd = open_file(self.path / CORRUPT, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+                try:
+                    os.write(fd, b"\n".join(bad) + b"\n")
+                finally:
+                    os.close(fd)
                 text = "".join(
                     json.dumps(r, separators=(",", ":"), default=str) + "\n" for r in records
                 )
-                atomic_write_text(self.results, text)
+                write_text(self.results, text)
         return problems
 
     def write_sweep(self, name, definition):
@@ -238,7 +249,7 @@ class ResultsDir:
             ids = before + [i for i in definition["run_ids"] if i not in known]
             if not path.exists() or ids != before:
                 self.sweeps.mkdir(exist_ok=True)
-                atomic_write_text(path, json.dumps({**definition, "run_ids": ids}, indent=1) + "\n")
+                write_text(path, json.dumps({**definition, "run_ids": ids}, indent=1) + "\n")
         return len(before), len(ids)
 
     def read_sweeps(self):

@@ -2,6 +2,17 @@
 
 from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate
 from pvr_keras.tasks.block import BlockTask
+from pvr_keras.tasks.boolean import (
+    BOOLEAN_AGGREGATIONS,
+    BOOLEAN_WINDOW_MODES,
+    BooleanFunction,
+    BooleanTask,
+    f3,
+    frozen_bits,
+    frozen_mask,
+)
 from pvr_keras.tasks.token import WINDOW_MODES, TokenTask
 
-__all__ = ["AGGREGATIONS", "WINDOW_MODES", "BlockTask", "TokenTask", "aggregate"]
+__all__ = ["AGGREGATIONS", "BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "WINDOW_MODES",
+           "BlockTask", "BooleanFunction", "BooleanTask", "TokenTask", "aggregate", "f3",
+           "frozen_bits", "frozen_mask"]  # fmt: skip

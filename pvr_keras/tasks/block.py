@@ -27,7 +27,7 @@ import numpy as np
 
 from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregation
-from pvr_keras.tasks.token import check_int
+from pvr_keras.tasks.token import check_int, integer_tokens
 
 SOURCES = ("mnist", "cifar10")
 SOURCE_SHAPES = {"mnist": (28, 28, 1), "cifar10": (32, 32, 3)}
@@ -172,9 +172,10 @@ class BlockTask:
     def label(self, cell_labels):
         """NumPy reference labels: (N, grid*grid) cell classes -> (N,) int64 labels.
 
-        Column 0 is the pointer digit; column c the class of cell c (row-major).
+        Column 0 is the pointer digit; column c the class of cell c (row-major). Classes
+        that are not whole numbers (1.7, NaN) are refused.
         """
-        cell_labels = np.asarray(cell_labels)
+        cell_labels = integer_tokens(cell_labels, "cell classes")
         if cell_labels.ndim != 2 or cell_labels.shape[1] != self.num_cells:
             raise ValueError(
                 f"cell_labels must have shape (N, grid*grid={self.num_cells}); received shape "

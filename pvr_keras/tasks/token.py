@@ -31,6 +31,20 @@ MAX_VALUES = 2**31 - 1  # tokens and labels are int32
 MAX_WINDOW_CODES = 2**53  # holdout draws a window as one integer below num_values**window
 
 
+def integer_tokens(x, name="tokens"):
+    """``x`` as an int64 array, refusing values that are not whole numbers (1.7, NaN, inf):
+    a float array of whole numbers is read as they are, nothing is rounded."""
+    x = np.asarray(x)
+    if x.dtype.kind in "iu":
+        return x.astype(np.int64, copy=False)
+    if x.dtype.kind == "b" or x.dtype.kind not in "f":
+        raise ValueError(f"{name} must be integers; received dtype {x.dtype}")
+    if not np.isfinite(x).all() or (x != np.round(x)).any():
+        bad = x[~np.isfinite(x) | (x != np.round(x))].ravel()[:3]
+        raise ValueError(f"{name} must be whole numbers; received values such as {bad.tolist()}")
+    return x.astype(np.int64)
+
+
 def check_int(name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
@@ -154,8 +168,13 @@ class TokenTask:
         return (np.asarray(pointers, np.int64)[:, None] + offsets) % self.num_positions
 
     def label(self, x):
-        """NumPy reference labels: (N, seq_len) int tokens -> (N,) int64 labels."""
-        x = np.asarray(x)
+        """NumPy reference labels: (N, seq_len) int tokens -> (N,) int64 labels.
+
+        Raises:
+            ValueError: a shape other than (N, seq_len), a token that is not an integer
+                (1.7, NaN) or outside 0..num_values-1.
+        """
+        x = integer_tokens(x)
         if x.ndim != 2 or x.shape[1] != self.seq_len:
             raise ValueError(
                 f"x must have shape (N, seq_len={self.seq_len}); received shape {x.shape}"

@@ -1,18 +1,42 @@
-"""Resume state that survives SIGKILL at any moment.
+"""Resume state that survives SIGKILL at any moment, a full disk and damaged files.
 
 A checkpoint is a folder holding the model's weights with the optimizer state
-(``model.weights.h5``, Keras ``save_weights``) and ``state.json`` (epochs done, history so
-far, resume count). It is written whole under a temporary name and swapped in by renames, so
-the folder on disk is always a complete checkpoint of some finished epoch.
+(``model.weights.h5``, Keras ``save_weights``), ``state.json`` (epochs done, history so far,
+resume count) and ``checksums.json`` (the SHA-256 of both, written last). It is written whole
+in a fresh private folder and swapped in by renames, so ``checkpoint/`` is always a complete
+checkpoint of some finished epoch; the one before it is kept as ``checkpoint.old/``. On
+restore the checksums are verified: a damaged checkpoint (a truncated or overwritten file)
+falls back to the previous one, and with none whole left the run starts again, saying why
+(``DamagedCheckpoint`` is never silent). Before writing, the free space is checked against
+the last checkpoint's size (a full disk inside ``save_weights`` can crash the process).
 """
 
+import errno
 import json
 import os
 import pathlib
 import shutil
+import tempfile
+
+from pvr_keras import files
+from pvr_keras.errors import DiskFull
 
 WEIGHTS = "model.weights.h5"
 STATE = "state.json"
+CHECKSUMS = "checksums.json"
+MARGIN = 1.5  # free space wanted before a save, times the previous checkpoint's size
+
+
+def needed_bytes(model):
+    """About the bytes of a checkpoint (or a saved model) of ``model``: its weights and its
+    optimizer's variables, with a little for the file formats."""
+    import numpy as np
+
+    variables = list(model.weights)
+    if getattr(model, "optimizer", None) is not None:
+        variables += list(model.optimizer.variables)
+    data = sum(int(np.prod(v.shape)) * np.dtype(str(v.dtype)).itemsize for v in variables)
+    return data + 64 * 1024 + 512 * len(variables)
 
 
 class Checkpoint:
@@ -21,48 +45,97 @@ class Checkpoint:
     def __init__(self, directory):
         self.directory = pathlib.Path(directory)
         self._old = self.directory.with_name(self.directory.name + ".old")
-        self._tmp = self.directory.with_name(self.directory.name + ".tmp")
+        self.log = print  # where a fallback to an older checkpoint is reported
 
-    def _complete(self, folder):
-        return (folder / WEIGHTS).exists() and (folder / STATE).exists()
+    def _verified(self, folder):
+        """Whether ``folder`` is a whole checkpoint: files there, checksums matching (one
+        written before checksums were: both files there and the state readable)."""
+        try:
+            if not (folder / CHECKSUMS).exists():
+                json.loads((folder / STATE).read_text())
+                return (folder / WEIGHTS).stat().st_size > 0
+            expected = json.loads((folder / CHECKSUMS).read_text())
+            return all(files.sha256(folder / name) == expected.get(name)
+                       for name in (WEIGHTS, STATE))  # fmt: skip
+        except (OSError, ValueError, AttributeError):
+            return False
 
     def latest(self):
-        """The folder of the newest complete checkpoint, or None."""
+        """The folder of the newest whole checkpoint, or None."""
         for folder in (self.directory, self._old):
-            if self._complete(folder):
+            if self._verified(folder):
                 return folder
         return None
 
+    def exists(self):
+        """Whether any checkpoint folder is there (whole or not)."""
+        return self.directory.exists() or self._old.exists()
+
+    def _check_space(self, model):
+        size = needed_bytes(model)
+        previous = self.latest()
+        if previous is not None:
+            size = max(size, sum(p.stat().st_size for p in previous.iterdir() if p.is_file()))
+        free = shutil.disk_usage(self.directory.parent).free
+        if free < MARGIN * size:
+            raise DiskFull(
+                f"not enough free space for the next checkpoint in {self.directory.parent} "
+                f"({free / 1e6:.1f} MB free, about {MARGIN * size / 1e6:.1f} MB needed); the "
+                f"last complete checkpoint is kept: free some space and run again to resume"
+            )
+
     def save(self, model, state):
-        shutil.rmtree(self._tmp, ignore_errors=True)
-        self._tmp.mkdir(parents=True)
-        model.save_weights(self._tmp / WEIGHTS)
-        with open(self._tmp / STATE, "w") as f:
-            json.dump(state, f, default=str)
-            f.flush()
-            os.fsync(f.fileno())
-        # Swap: current -> old, tmp -> current, drop old. A kill between the renames leaves
-        # either current or old complete; `latest` finds it. When current is not complete (a
-        # kill between the renames of the last save left only old), old is the one complete
-        # checkpoint and stays until the new one is in place.
-        if self._complete(self.directory):
+        self._check_space(model)
+        # A fresh private folder (mkdtemp: O_EXCL, mode 0700) beside the checkpoint.
+        tmp = pathlib.Path(tempfile.mkdtemp(prefix=files.TEMP_PREFIX, dir=self.directory.parent))
+        try:
+            model.save_weights(tmp / WEIGHTS)
+            files.write_text(tmp / STATE, json.dumps(state, default=str))
+            sums = {name: files.sha256(tmp / name) for name in (WEIGHTS, STATE)}
+            files.write_text(tmp / CHECKSUMS, json.dumps(sums))
+        except BaseException as error:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+                raise DiskFull(
+                    f"no space left writing the checkpoint of {self.directory.parent}; the "
+                    f"last complete one is kept: free some space and run again to resume"
+                ) from None
+            raise
+        # Swap: current -> old (the one before is dropped), new -> current. A kill between
+        # the renames leaves old whole; `latest` finds it. A current that is not whole is not
+        # kept as old.
+        if self._verified(self.directory):
             shutil.rmtree(self._old, ignore_errors=True)
             os.replace(self.directory, self._old)
         else:
             shutil.rmtree(self.directory, ignore_errors=True)
-        os.replace(self._tmp, self.directory)
-        shutil.rmtree(self._old, ignore_errors=True)
+        os.replace(tmp, self.directory)
 
     def restore(self, model):
-        """Loads the newest checkpoint into a compiled ``model``; returns its state or None."""
-        folder = self.latest()
-        if folder is None:
+        """Loads the newest whole checkpoint into a compiled ``model``; returns its state, or
+        None (no checkpoint, or none whole: then the run starts again, and says why)."""
+        if not self.exists():
             return None
-        if model.optimizer is not None and not model.optimizer.built:
-            model.optimizer.build(model.trainable_variables)
-        model.load_weights(folder / WEIGHTS)
-        return json.loads((folder / STATE).read_text())
+        for folder in (self.directory, self._old):
+            if not folder.exists():
+                continue
+            if not self._verified(folder):
+                self.log(f"{folder}: damaged checkpoint (a file is missing, cut short or "
+                         f"changed: its checksum does not match); not used")  # fmt: skip
+                continue
+            if model.optimizer is not None and not model.optimizer.built:
+                model.optimizer.build(model.trainable_variables)
+            model.load_weights(folder / WEIGHTS)
+            if folder == self._old:
+                self.log(f"{self.directory.parent}: resuming from the previous checkpoint")
+            return json.loads((folder / STATE).read_text())
+        self.log(
+            f"{self.directory.parent}: no whole checkpoint left; the run starts again from "
+            f"epoch 0 (its damaged checkpoints are removed)"
+        )
+        self.remove()
+        return None
 
     def remove(self):
-        for folder in (self.directory, self._old, self._tmp):
+        for folder in (self.directory, self._old):
             shutil.rmtree(folder, ignore_errors=True)

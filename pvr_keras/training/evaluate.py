@@ -19,7 +19,8 @@ import pathlib
 
 import numpy as np
 
-from pvr_keras import registry
+from pvr_keras import files, registry
+from pvr_keras.errors import DamagedFile
 from pvr_keras.training import records
 
 
@@ -61,7 +62,9 @@ class FinishedRun:
             batch_size: evaluation batch (default: the kind's).
 
         Returns:
-            dict: split, window, holdout, seed, examples, accuracy, loss.
+            dict: split, window, holdout, seed, examples, accuracy, loss (cross-entropy; for
+            a regression kind, ``metric="mse"``, the mean squared error and, as accuracy, the
+            fraction of predictions within 0.5 of the label).
         """
         run, spec = self.run, self.run.spec
         seed = run.data.seed if seed is None else seed
@@ -79,11 +82,16 @@ class FinishedRun:
         for x, y in ds:
             logits = np.asarray(self.model.predict_on_batch(x.numpy()), np.float64)
             y = y.numpy()
+            count += len(y)
+            if spec.metric == "mse":
+                error = logits.reshape(len(y)) - y
+                loss_sum += float((error**2).sum())
+                correct += int((np.abs(error) < 0.5).sum())
+                continue
             shifted = logits - logits.max(axis=1, keepdims=True)
             log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
             loss_sum += float(-log_p[np.arange(len(y)), y].sum())
             correct += int((logits.argmax(axis=1) == y).sum())
-            count += len(y)
         return {
             "split": split,
             "window": getattr(task, "window", None),
@@ -105,21 +113,44 @@ def run_folder_problem(folder, what="a finished run folder with a saved model"):
     return None
 
 
-def load_model(path, model=None, source=None):
+def load_model(path, model=None, source=None, sha256=None):
     """Loads a saved ``.keras`` model with ``safe_mode=True`` after registering what it
     needs: the library's layers and schedules, and the module of ``model`` when it is a
     builder reference (``source``: the builder file's absolute path, used when the
-    reference's relative path is not here)."""
+    reference's relative path is not here).
+
+    Raises:
+        DamagedFile: the file is not a whole saved model, or its SHA-256 is not ``sha256``
+            (the checksum recorded when it was saved).
+    """
+    import zipfile
+
     import keras
 
     from pvr_keras import models  # noqa: F401  (registers the library's layers)
-    from pvr_keras.training import schedules  # noqa: F401  (the optimizer's schedule)
+    from pvr_keras.training import loop, schedules  # noqa: F401  (schedule, MSE's metric)
 
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} does not exist")
+    if not zipfile.is_zipfile(path):
+        raise DamagedFile(
+            f"{path} is not a whole saved Keras model (not a .keras archive: cut short, "
+            f"empty or overwritten)"
+        )
+    if sha256 is not None and files.sha256(path) != sha256:
+        raise DamagedFile(
+            f"{path} was changed after it was saved (its SHA-256 is not the one its run "
+            f"recorded); train the run again or restore the file"
+        )
     if model is not None and registry.is_reference(model):
         if source:
             registry.remember_source(model, source)
         registry.load_module(model.rpartition(":")[0])
-    return keras.saving.load_model(path, safe_mode=True)
+    try:
+        return keras.saving.load_model(path, safe_mode=True)
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError) as error:
+        raise DamagedFile(f"{path} is not a whole saved Keras model ({error})") from None
 
 
 def load_run(folder):
@@ -128,6 +159,7 @@ def load_run(folder):
     Raises:
         FileNotFoundError: no record or no saved model there (a run trained without
             ``save_model``, or not finished).
+        DamagedFile: the record or the model is not whole (names the file, says why).
         ValueError: the record says the run has not completed, or its config is not a run.
     """
     from pvr_keras import identity
@@ -143,6 +175,11 @@ def load_run(folder):
                      ("kind_source", record["config"].get("kind"))):  # fmt: skip
         if record.get(key) and registry.is_reference(ref):
             registry.remember_source(ref, record[key])
-    run = identity.from_config(record["config"])
-    model = load_model(folder / "model.keras", run.model, record.get("model_source"))
+    try:
+        run = identity.from_config(record["config"])
+    except ValueError as error:
+        raise DamagedFile(f"{folder / 'record.json'}: its config is not a run ({error})") from None
+    model = load_model(
+        folder / "model.keras", run.model, record.get("model_source"), record.get("model_sha256")
+    )
     return FinishedRun(folder, record, model, run)

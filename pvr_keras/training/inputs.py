@@ -25,8 +25,11 @@ def check_input(input):
     return input
 
 
-def default_input():
-    """``"device"`` on the JAX backend, ``"tfdata"`` on TensorFlow."""
+def default_input(kind=None):
+    """``"device"`` on the JAX backend, ``"tfdata"`` on TensorFlow (and for a kind without
+    a device generator)."""
+    if kind is not None and kinds.kind(kind).device is None:
+        return "tfdata"
     return "device" if keras.backend.backend() == "jax" else "tfdata"
 
 
@@ -81,7 +84,7 @@ def train_data(
         "train", min(num_examples, train_eval_examples), batch_size=eval_batch, shuffle=False
     )
     data = TrainData(make_train, num_examples, test, train_eval, input=input,
-                     batch_size=batch_size)  # fmt: skip
+                     batch_size=batch_size, metric=spec.metric)  # fmt: skip
     if holdout and spec.iid_eval:
         iid = spec.check(task, 0)
         data.final_evals["iid_test"] = stream(
@@ -102,5 +105,5 @@ def run_data(run, input=None):
         holdout=run.data.holdout,
         data_dir=run.system.data_dir,
         train_eval_examples=run.data.train_eval_examples,
-        input=input or run.system.input or default_input(),
+        input=input or run.system.input or default_input(run.kind),
     )

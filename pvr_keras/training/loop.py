@@ -5,15 +5,18 @@ import json
 import math
 import os
 import pathlib
+import shutil
 import time
 from collections.abc import Callable
 from typing import Any
 
 import keras
 
+from pvr_keras import files
+from pvr_keras.errors import DiskFull
 from pvr_keras.figures.curves import learning_curve
 from pvr_keras.training import distribute, records
-from pvr_keras.training.checkpoint import Checkpoint
+from pvr_keras.training.checkpoint import Checkpoint, needed_bytes
 from pvr_keras.training.recipe import optimizer_for
 
 
@@ -38,6 +41,8 @@ class TrainData:
         batch_size: the training batch the streams were made with (``*_train_data`` set
             it); ``train`` refuses a recipe of another batch size, since steps per epoch
             come from the recipe's. ``None``: not checked.
+        metric: ``"accuracy"`` (classification: cross-entropy on logits) or ``"mse"``
+            (regression on one output: mean squared error; see ``compile_model``).
     """
 
     make_train: Callable[[int], Any]
@@ -47,6 +52,7 @@ class TrainData:
     final_evals: dict = dataclasses.field(default_factory=dict)
     input: str = "tfdata"
     batch_size: int | None = None
+    metric: str = "accuracy"
 
 
 class _EpochRecorder(keras.callbacks.Callback):
@@ -124,14 +130,32 @@ class _Run:
         return self.wall_before + time.perf_counter() - self.t_start
 
 
-def compile_model(model, recipe, num_examples):
-    """Compiles ``model`` with the recipe's optimizer, cross-entropy on logits and accuracy."""
+@keras.saving.register_keras_serializable(package="pvr_keras")
+def within_half(y_true, y_pred):
+    """1 where the prediction is within 0.5 of the label (a regression's "accuracy": for
+    labels in {-1, 0, +1}, the nearest of them is the label)."""
+    y_pred = keras.ops.reshape(y_pred, keras.ops.shape(y_true))
+    return keras.ops.cast(keras.ops.abs(y_pred - y_true) < 0.5, "float32")
+
+
+def compile_model(model, recipe, num_examples, metric="accuracy"):
+    """Compiles ``model`` with the recipe's optimizer and, for ``metric="accuracy"``,
+    cross-entropy on logits and accuracy; for ``"mse"`` the mean squared error and, as its
+    "accuracy", the fraction of predictions within 0.5 of the label (``within_half``)."""
+    if metric == "mse":
+        loss = keras.losses.MeanSquaredError()
+        accuracy = keras.metrics.MeanMetricWrapper(within_half, name="accuracy")
+    elif metric == "accuracy":
+        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        accuracy = keras.metrics.SparseCategoricalAccuracy(name="accuracy")
+    else:
+        raise ValueError(f"metric must be accuracy or mse; received {metric!r}")
     model.compile(
         optimizer=optimizer_for(recipe, num_examples),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        loss=loss,
         # Weighted: the zero-weight rows that pad a batch over several devices must not count
         # (without sample weights this is plain accuracy).
-        weighted_metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
+        weighted_metrics=[accuracy],
     )
     return model
 
@@ -205,6 +229,7 @@ def train(
         found = _finished_record(run, config)  # finished while we waited for the lock?
         if found is not None:
             return found
+        files.clean_temporaries(run.out_dir)  # what a killed writer left (we hold the lock)
         return _train(run, build_model, distribution)
 
 
@@ -223,7 +248,7 @@ def _finished_record(run, config):
             f"{run.out_dir} holds a run of another configuration; use another out folder "
             f"or delete it. Found {found.get('config')}, asked {config}"
         )
-    if found.get("status") != "running" and run.checkpoint.latest() is None:
+    if found.get("status") != "running" and not run.checkpoint.exists():
         print(f"{run.out_dir}: run already complete, not training again")
         return found
     return None
@@ -234,16 +259,20 @@ def _train(run, build_model, distribution):
     recipe, config, seed = options.recipe, options.config, options.seed
     with distribution.scope():
         keras.utils.set_random_seed(seed)
-        model = compile_model(build_model(), recipe, data.num_examples)
+        model = compile_model(build_model(), recipe, data.num_examples, data.metric)
         distribution.prepare(model, data.test.element_spec)
         state = run.checkpoint.restore(model)
     steps = recipe.steps_per_epoch(data.num_examples)
     epochs = recipe.num_epochs(data.num_examples)
     if state is not None:
         run.record = state["record"]
-        run.record["resumed"] += 1
+        # Every resume counts, also one killed before its first epoch ended: the record on
+        # disk has the count of the last start, the checkpoint that of the last epoch.
+        on_disk = _recorded_resumes(run.out_dir)
+        run.record["resumed"] = max(run.record["resumed"], on_disk) + 1
         run.wall_before = run.record["wall_time_s"]
         initial_epoch = state["epoch"]
+        records.write_record(run.out_dir, run.record)
         print(f"{run.out_dir}: resuming after epoch {initial_epoch} of {epochs}")
     else:
         initial_epoch = 0
@@ -292,10 +321,24 @@ def _train(run, build_model, distribution):
             final_evals[f"{name}_accuracy"] = float(result["accuracy"])
             final_evals[f"{name}_loss"] = float(result["loss"])
     if options.save_model:  # written whole, then renamed: a kill leaves no half model
-        tmp = run.out_dir / f".tmp{os.getpid()}.model.keras"  # Keras wants the .keras suffix
-        model.save(tmp)
-        os.replace(tmp, run.out_dir / "model.keras")
+        free = shutil.disk_usage(run.out_dir).free
+        if free < 1.5 * needed_bytes(model):
+            raise DiskFull(
+                f"not enough free space to save the model in {run.out_dir} ({free / 1e6:.1f} "
+                f"MB free); the last checkpoint is kept: free some space and run again"
+            )
+        with files.temp_folder(run.out_dir) as tmp:
+            model.save(tmp / "model.keras")  # Keras wants the .keras suffix
+            run.record["model_sha256"] = files.sha256(tmp / "model.keras")
+            os.replace(tmp / "model.keras", run.out_dir / "model.keras")
     return _finish(run, final_evals)
+
+
+def _recorded_resumes(out_dir):
+    try:
+        return int(records.read_record(out_dir).get("resumed", 0))
+    except (OSError, ValueError):
+        return 0
 
 
 def _finish(run, final_evals):

@@ -22,7 +22,8 @@ import socket
 import sys
 import time
 
-from pvr_keras.files import atomic_write_text
+from pvr_keras.errors import DamagedFile, RunBusy
+from pvr_keras.files import open_file, write_text
 
 FORMAT = "pvr-keras/run-record"
 FORMAT_VERSION = 1
@@ -92,8 +93,8 @@ def empty_history():
 def write_record(out_dir, record):
     """Writes ``record.json`` and ``history.csv`` into ``out_dir`` atomically."""
     out_dir = pathlib.Path(out_dir)
-    atomic_write_text(out_dir / "history.csv", history_csv(record["history"]))
-    atomic_write_text(out_dir / "record.json", json.dumps(record, indent=1, default=str) + "\n")
+    write_text(out_dir / "history.csv", history_csv(record["history"]))
+    write_text(out_dir / "record.json", json.dumps(record, indent=1, default=str) + "\n")
 
 
 def read_record(path):
@@ -101,17 +102,26 @@ def read_record(path):
 
     Raises:
         FileNotFoundError: no record there.
+        DamagedFile: (a ValueError) the file is not a whole JSON object, or has no config.
         ValueError: the file is not a pvr-keras run record of a version this code reads.
     """
     path = pathlib.Path(path)
     if path.is_dir():
         path = path / "record.json"
-    record = json.loads(path.read_text())
+    try:
+        record = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise DamagedFile(f"{path} is not a whole JSON record ({error}); the run folder is "
+                          f"damaged: delete it to train the run again") from None  # fmt: skip
+    if not isinstance(record, dict):
+        raise DamagedFile(f"{path} holds a JSON {type(record).__name__}, not a run record")
     if record.get("format") != FORMAT or record.get("format_version") != FORMAT_VERSION:
         raise ValueError(
             f"{path} is not a {FORMAT} v{FORMAT_VERSION} record (format="
             f"{record.get('format')!r}, version={record.get('format_version')!r})"
         )
+    if not isinstance(record.get("config"), dict):
+        raise DamagedFile(f"{path} has no config (a run record always has one)")
     return record
 
 
@@ -122,8 +132,11 @@ class RunLock:
     it, instead of the two overwriting each other's checkpoints. The operating system drops
     the lock when its process dies, so a killed run never leaves a stale one.
 
+    The lock file is opened without following a link (a planted link is refused).
+
     Raises (on enter):
-        RuntimeError: another process holds the folder.
+        RunBusy: another process holds the folder.
+        UnsafePath: the lock file is a symbolic link.
     """
 
     NAME = ".lock"
@@ -136,14 +149,15 @@ class RunLock:
         import fcntl
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+")
+        fd = open_file(self.path, os.O_RDWR | os.O_CREAT)
+        handle = os.fdopen(fd, "r+")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip() or "another process"
             handle.close()
-            raise RuntimeError(
+            raise RunBusy(
                 f"{self.path.parent} is in use by {holder}: one run per folder at a time "
                 f"(wait for it, or use another out folder)"
             ) from None

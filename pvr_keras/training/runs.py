@@ -56,6 +56,7 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
         callbacks=callbacks,
         extra={
             "kind": spec.name,
+            **({"metric": spec.metric} if spec.metric != "accuracy" else {}),
             "system": dataclasses.asdict(run.system),
             **sources(run),
         },  # fmt: skip
@@ -77,6 +78,12 @@ def sources(run):
 def summary_line(record, what):
     """One line saying how a finished run did (recipes print it at the end)."""
     final = record["final"]
+    if record.get("metric") == "mse":
+        return (
+            f"{what} [{record['backend']}, {record.get('input', 'tfdata')} input]: train MSE "
+            f"{final['train_loss']:.4f}, test MSE {final['test_loss']:.4f} (half: "
+            f"{final['test_loss'] / 2:.4f}), {record['wall_time_s'] / 60:.1f} min"
+        )
     iid = final.get("iid_test_accuracy")
     return (
         f"{what} [{record['backend']}, {record.get('input', 'tfdata')} input]: train accuracy "

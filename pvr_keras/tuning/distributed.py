@@ -28,6 +28,32 @@ LOOPBACK = "127.0.0.1"
 CHIEF_TIMEOUT = 120.0
 
 
+def check_settings(tuner_id=None, oracle_port=None, chief_timeout=CHIEF_TIMEOUT):
+    """Checks the distributed settings (arguments, else ``KERASTUNER_*``) without acting on
+    them: both a tuner id and a port, or neither; a port in 1..65535; a timeout > 0.
+    Returns ``(tuner_id, port)``, both None for a search in this process alone.
+
+    Raises:
+        ValueError: what is wrong.
+    """
+    tuner_id = tuner_id or os.environ.get(ENV_TUNER_ID)
+    port = oracle_port if oracle_port is not None else os.environ.get(ENV_ORACLE_PORT)
+    if tuner_id is None and port is None:
+        return None, None
+    if tuner_id is None or port is None:
+        raise ValueError(
+            "distributed tuning needs both a tuner id (chief, tuner0, ...) and the chief's "
+            f"port ({ENV_TUNER_ID}, {ENV_ORACLE_PORT}); received tuner id {tuner_id!r}, "
+            f"port {port!r}"
+        )
+    port = _check_port(port)
+    if isinstance(chief_timeout, bool) or not isinstance(chief_timeout, int | float):
+        raise ValueError(f"chief_timeout must be a number of seconds; received {chief_timeout!r}")
+    if not chief_timeout > 0:
+        raise ValueError(f"chief_timeout must be > 0 seconds; received {chief_timeout!r}")
+    return str(tuner_id), port
+
+
 def configure(tuner_id=None, oracle_ip=None, oracle_port=None, *, chief_timeout=CHIEF_TIMEOUT):
     """Sets keras-tuner's distributed variables for this process and returns its role.
 
@@ -53,22 +79,10 @@ def configure(tuner_id=None, oracle_ip=None, oracle_port=None, *, chief_timeout=
         >>> configure("tuner0", oracle_port=8000, chief_timeout=60)   # doctest: +SKIP
         'worker'
     """
-    tuner_id = tuner_id or os.environ.get(ENV_TUNER_ID)
-    port = oracle_port if oracle_port is not None else os.environ.get(ENV_ORACLE_PORT)
     ip = oracle_ip or os.environ.get(ENV_ORACLE_IP) or LOOPBACK
-    if tuner_id is None and port is None:
+    tuner_id, port = check_settings(tuner_id, oracle_port, chief_timeout)
+    if tuner_id is None:
         return "single"
-    if tuner_id is None or port is None:
-        raise ValueError(
-            "distributed tuning needs both a tuner id (chief, tuner0, ...) and the chief's "
-            f"port ({ENV_TUNER_ID}, {ENV_ORACLE_PORT}); received tuner id {tuner_id!r}, "
-            f"port {port!r}"
-        )
-    port = _check_port(port)
-    if isinstance(chief_timeout, bool) or not isinstance(chief_timeout, int | float):
-        raise ValueError(f"chief_timeout must be a number of seconds; received {chief_timeout!r}")
-    if not chief_timeout > 0:
-        raise ValueError(f"chief_timeout must be > 0 seconds; received {chief_timeout!r}")
     os.environ[ENV_TUNER_ID] = str(tuner_id)
     os.environ[ENV_ORACLE_IP] = ip
     os.environ[ENV_ORACLE_PORT] = str(port)

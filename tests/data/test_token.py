@@ -227,3 +227,19 @@ def test_bad_arguments(kwargs, match):
     if "batch_size" not in args:
         with pytest.raises(ValueError, match=match):
             data.token_arrays(task, n, **args)
+
+
+def test_arrays_say_how_much_memory_they_need_and_seeds_do_not_alias(monkeypatch):
+    import os
+
+    with pytest.raises(ValueError, match="num_examples must be at most 2..31 - 1"):
+        data.token_arrays(TokenTask(), 2**40)
+    pages = {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": 2**20}  # a machine of 4.3 GB
+    monkeypatch.setattr(os, "sysconf", pages.__getitem__)
+    with pytest.raises(ValueError, match=r"token_arrays of 100,000,000 examples needs about "
+                       r"9.6 GB, more than half of this machine's 4 GB"):  # fmt: skip
+        data.token_arrays(TokenTask(), 10**8)
+    monkeypatch.undo()
+    for seed in (2**63, 2**64):  # seed 2**64 gave seed 0's examples
+        with pytest.raises(ValueError, match="seed must be below 2..63"):
+            data.token_arrays(TokenTask(), 5, seed=seed)

@@ -103,3 +103,27 @@ def test_bad_specs():
         summarise([record(0.1)], "size_window", "test_accuracy")
     with pytest.raises(ValueError, match="no records"):
         plot([], FIGURES["size_window"], "x.png")
+
+
+def test_bars_are_the_range_and_the_epochs_a_run_ran(tmp_path):
+    """Two seeds: the error bars are their range (min to max), written with the numbers; a
+    run of a tiny training set ran more epochs than ``epochs`` (to reach min_steps), and its
+    panel and CSV say how many."""
+    from pvr_keras.figures import write_csv
+
+    records = [
+        {**record(0.2, num_examples=1000, epochs=30, seed=0), "epochs_completed": 80},
+        {**record(0.6, num_examples=1000, epochs=30, seed=1), "epochs_completed": 80},
+        {**record(0.9, num_examples=300000, epochs=30, seed=0), "epochs_completed": 30},
+        {**record(0.5, num_examples=1000, epochs=80, seed=0), "epochs_completed": 80},
+    ]
+    rows, panels = summarise(records, FIGURES["size_window"], "test_accuracy")
+    assert panels == ["model", "epochs"]
+    first = next(r for r in rows if r["num_examples"] == 1000 and r["epochs"] == 30)
+    assert (first["min"], first["max"], first["_epochs"]) == (0.2, 0.6, [80])
+    write_csv(tmp_path / "f.csv", rows)
+    header, *lines = (tmp_path / "f.csv").read_text().splitlines()
+    assert header.endswith("mean,std,min,max,seeds,failed,discarded,epochs_ran")
+    assert any(line.endswith(",80") and ",0.2,0.6," in line for line in lines)
+    plot(records, FIGURES["size_window"], tmp_path / "f.png")
+    assert_plot(tmp_path / "f.png")

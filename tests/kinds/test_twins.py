@@ -17,6 +17,7 @@ CASES = {
     "token": ({"window": 2, "aggregation": "maj_vote"}, 2),
     "block": ({}, True),
     "sequence": ({"window": 2}, 1),
+    "boolean": ({"pointer_bits": 2, "window": 3, "aggregation": "majority"}, 0b100010),
 }
 
 

@@ -58,3 +58,19 @@ def test_check_positive_rejects_bools_and_floats():
 def test_image_input_needs_three_integers(shape):
     with pytest.raises(ValueError, match=r"input_shape must be \(height, width, channels\)"):
         image_input(shape)
+
+
+def test_token_values_are_checked_on_host_arrays_and_sequences_need_a_value():
+    import numpy as np
+
+    from pvr_keras import models
+
+    model = models.mlp(embed_dim=2, widths=(4,))
+    for value, shown in ((-1, "-1..0"), (10, "0..10")):
+        x = np.zeros((2, 11), "int32")
+        x[0, 3] = value
+        with pytest.raises(ValueError, match=f"takes tokens in 0..9; received values in {shown}"):
+            model(x)
+    for builder in (models.mlp, models.transformer, models.mixer):
+        with pytest.raises(ValueError, match="seq_len must be an integer >= 2"):
+            builder(seq_len=1)

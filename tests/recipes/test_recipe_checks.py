@@ -40,6 +40,18 @@ BAD = [
     ("token_sweep", ["--sizes", "0"], "num_examples"),
     ("token_sweep", ["--shard", "3/2"], "shard"),
     ("noise_sensitivity", ["--num-deltas", "1"], "num_deltas must be at least 2"),
+    # Values that passed the checks once and failed later, with a traceback or worse.
+    ("token_pvr", ["--num-examples", str(10**20)], "num_examples must be an integer in"),
+    ("token_pvr", ["--seed", str(2**64)], "seed must be an integer in [0, 9223372036854775808)"),
+    ("token_pvr", ["--width", "1e6"], "more than this machine's"),
+    ("token_pvr", ["--out", ""], "--out must name a folder; received an empty name"),
+    ("block_iid", ["--width", "100000"], "more than this machine's"),
+    ("token_sweep", ["--widths", "0", "5"], "--widths must be positive integers"),
+    ("token_sweep", ["--sizes", str(10**20)], "num_examples must be an integer in"),
+    ("fast_slow", ["--widths", "-1"], "--widths must be positive integers"),
+    ("tune", ["--tuner-id", "tuner0"], "needs both a tuner id"),
+    ("tune", ["--project", "../../elsewhere"], "--project must be a name, not a path"),
+    ("evaluate", ["RUN", "--json", "/nonexistent/rows.json"], "no folder /nonexistent"),
 ]
 
 
@@ -52,8 +64,8 @@ def test_bad_flags_fail_before_tensorflow_and_write_nothing(recipe, flags, messa
         sys.path.insert(0, {str(REPO / "recipes")!r})
         import {recipe} as recipe
         from pvr_keras.cli import ConfigError
-        argv = {flags!r}
-        if "--out" not in argv and {recipe!r} != "tune":
+        argv = [a.replace("RUN", {str(REPO / "docs")!r}) for a in {flags!r}]
+        if "--out" not in argv and {recipe!r} not in ("tune", "evaluate"):
             argv = argv + ["--out", {str(out)!r}]
         try:
             recipe.main(argv)
@@ -205,3 +217,102 @@ def test_tensorboard_flag_without_the_package(monkeypatch, tmp_path):
     with pytest.raises(cli.ConfigError, match=r'pip install -e ".\[tensorboard\]"'):
         token_pvr.main([*TINY, "--tensorboard", "--out", str(tmp_path / "o")])
     assert not (tmp_path / "o").exists()
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """A tiny finished token_pvr run (its folder is copied by tests that damage it)."""
+    out = tmp_path_factory.mktemp("finished") / "runs" / "r"
+    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+    return out
+
+
+def test_an_out_folder_inside_or_above_another_run_is_refused(finished, tmp_path):
+    """A run trained inside another run's folder would be deleted with its checkpoint; one
+    above it, or a sweep in it, would mix their files."""
+    import token_sweep
+
+    before = sorted(p.relative_to(finished) for p in finished.rglob("*"))
+    cases = [
+        (finished / "checkpoint", r"is inside .*r, a run folder \(record.json\)"),
+        (finished.parent, "holds another run, sweep or recipe folder"),
+    ]
+    for out, message in cases:
+        with pytest.raises(cli.ConfigError, match=message):
+            token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+        assert not (out / "record.json").exists() or out == finished
+    with pytest.raises(cli.ConfigError, match="is a run's folder .record.json., not a sweep"):
+        token_sweep.main(["--windows", "1", "--sizes", "500", "--out", str(finished)])
+    (tmp_path / "file").write_text("x")
+    for out, message in ((tmp_path / "file", "is a file"), (tmp_path / "file" / "o", "is under")):
+        with pytest.raises(cli.ConfigError, match=message):
+            token_pvr.main([*TINY, "--out", str(out)])
+    assert sorted(p.relative_to(finished) for p in finished.rglob("*")) == before
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any folder")
+def test_an_out_folder_this_user_cannot_write_is_refused(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    with pytest.raises(cli.ConfigError, match="is not writable by this user"):
+        token_pvr.main([*TINY, "--out", str(locked / "run")])
+
+
+def _copy(folder, tmp_path):
+    import shutil
+
+    target = tmp_path / "copy"
+    shutil.copytree(folder, target)
+    return target
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        ("record garbage", "record.json is not a whole JSON record"),
+        ("record list", "record.json holds a JSON list, not a run record"),
+        ("record without config", "record.json has no config"),
+        ("model empty", "model.keras is not a whole saved Keras model"),
+        ("model truncated", "model.keras is not a whole saved Keras model"),
+        ("model overwritten", "model.keras was changed after it was saved"),
+    ],
+)
+def test_a_damaged_run_folder_is_an_error_naming_the_file(finished, tmp_path, damage, message):
+    from pvr_keras import training
+    from pvr_keras.errors import DamagedFile
+
+    run = _copy(finished, tmp_path)
+    record, model = run / "record.json", run / "model.keras"
+    if damage == "record garbage":
+        record.write_bytes(record.read_bytes()[:200])
+    elif damage == "record list":
+        record.write_text("[1, 2]")
+    elif damage == "record without config":
+        record.write_text(json.dumps({k: v for k, v in json.loads(record.read_text()).items()
+                                      if k != "config"}))  # fmt: skip
+    elif damage == "model empty":
+        model.write_bytes(b"")
+    elif damage == "model truncated":
+        model.write_bytes(model.read_bytes()[:3000])
+    else:  # the archive stays readable; a stored weight changes: it would load silently
+        data = bytearray(model.read_bytes())
+        index = data.find(b"model.weights.h5")
+        data[index + 2000 : index + 2004] = b"\x7f\x7f\x7f\x7f"
+        model.write_bytes(bytes(data))
+    with pytest.raises(DamagedFile, match=message):
+        training.load_run(run)
+
+
+def test_evaluate_on_a_damaged_model_says_so_in_one_line(finished, tmp_path):
+    run = _copy(finished, tmp_path)
+    (run / "model.keras").write_bytes(b"")
+    done = subprocess.run(
+        [sys.executable, str(REPO / "recipes" / "evaluate.py"), str(run)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+    )  # fmt: skip
+    assert done.returncode == 1
+    lines = [line for line in done.stderr.splitlines() if "error" in line.lower()]
+    assert lines == [f"evaluate.py: error: {run / 'model.keras'} is not a whole saved Keras "
+                     f"model (not a .keras archive: cut short, empty or overwritten)"]  # fmt: skip
+    assert "Traceback" not in done.stderr

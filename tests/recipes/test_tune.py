@@ -65,8 +65,14 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
     assert (trained.optimizer, trained.batch_size, trained.model) == (
         top["optimizer"], top["batch_size"], top["model"],
     )  # fmt: skip
-    assert trained.learning_rate == pytest.approx(top["learning_rate"], rel=1e-5)
+    assert trained.learning_rate == top["learning_rate"]  # exactly: the trial's
     assert (trained.num_examples, trained.window, trained.epochs) == (256, 1, 1)
+    # The command parses back to the trial's run: what the search trained, not a run of the
+    # recipe's preset (e.g. its 800-step minimum would turn a 2-step trial into 800 steps).
+    trial = run.replace(model=top["model"], optimizer=top["optimizer"],
+                        learning_rate=top["learning_rate"], batch_size=top["batch_size"],
+                        min_steps=0)  # fmt: skip
+    assert trained.to_dict() == trial.to_dict() and trained.min_steps == 0
     # The same command again: the search is complete, nothing is trained again.
     again = tune.main(args)
     by_id = {b["trial_id"]: (b["val_accuracy"], b["values"]) for b in summary["best"]}
@@ -97,3 +103,9 @@ def test_other_tuners(tmp_path, kind):
     )
     assert summary["trials"] >= 1 and set(summary["status"]) == {"COMPLETED"}
     assert summary["best"][0]["val_accuracy"] is not None
+
+
+def test_a_directory_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="is under .*file, which is a file"):
+        tune.main([*TINY, "--directory", str(tmp_path / "file")])

@@ -5,16 +5,24 @@ import socket
 import time
 
 from pvr_keras.sweeps import Claims
+from tests.spawn import start
 
 
-def _fork(body):
-    pid = os.fork()
-    if pid == 0:
-        try:
-            body()
-        finally:
-            os._exit(0)
-    return pid
+def _hold_a_claim(folder, ready):
+    held = Claims(folder).try_claim("run-a")
+    ready.write_text("yes" if held else "no")
+    time.sleep(60)
+
+
+def _claim_all(claims_folder, out):
+    claims, won = Claims(claims_folder), []
+    for i in range(40):
+        if claims.try_claim(f"run{i}") is not None:  # kept (not released) till exit
+            won.append(i)
+    (out / str(os.getpid())).write_text(json.dumps(won))
+    deadline = time.time() + 60
+    while len(list(out.iterdir())) < 8 and time.time() < deadline:
+        time.sleep(0.01)  # hold every claim until all workers have tried
 
 
 def test_a_claim_is_exclusive_until_released(tmp_path):
@@ -38,20 +46,16 @@ def test_a_live_worker_keeps_its_claim_and_a_killed_one_loses_it(tmp_path):
     claims = Claims(tmp_path)
     ready = tmp_path / "ready"
 
-    def worker():
-        held = Claims(tmp_path).try_claim("run-a")
-        ready.write_text("yes" if held else "no")
-        time.sleep(60)
-
-    pid = _fork(worker)
-    deadline = time.time() + 30
+    worker = start(_hold_a_claim, tmp_path, ready)
+    pid = worker.pid
+    deadline = time.time() + 60
     while not ready.exists() and time.time() < deadline:
         time.sleep(0.02)
     assert ready.read_text() == "yes"
     assert claims.try_claim("run-a") is None  # the worker lives: its claim holds
     assert claims.holder("run-a")["pid"] == pid
     os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    worker.join()
     taken = claims.try_claim("run-a")  # dead worker: its stale claim is taken over at once
     assert taken is not None and taken.previous["pid"] == pid
     assert claims.holder("run-a")["pid"] == os.getpid()
@@ -62,19 +66,8 @@ def test_racing_workers_get_each_claim_once(tmp_path):
     """Eight processes claim the same 40 runs at once: every run goes to exactly one."""
     out = tmp_path / "won"
     out.mkdir()
-
-    def worker():
-        claims, won = Claims(tmp_path / "claims"), []
-        for i in range(40):
-            if claims.try_claim(f"run{i}") is not None:  # kept (not released) till exit
-                won.append(i)
-        (out / str(os.getpid())).write_text(json.dumps(won))
-        deadline = time.time() + 60
-        while len(list(out.iterdir())) < 8 and time.time() < deadline:
-            time.sleep(0.01)  # hold every claim until all workers have tried
-
-    pids = [_fork(worker) for _ in range(8)]
-    for pid in pids:
-        os.waitpid(pid, 0)
+    workers = [start(_claim_all, tmp_path / "claims", out) for _ in range(8)]
+    for worker in workers:
+        worker.join()
     won = [i for f in out.iterdir() for i in json.loads(f.read_text())]
     assert sorted(won) == list(range(40))

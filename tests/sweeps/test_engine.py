@@ -8,13 +8,13 @@ import functools
 import json
 import os
 import random
-import signal
 import time
 
 import pandas as pd
 import pytest
 
 from pvr_keras.sweeps import IncompatibleResultsError, ResultsDir, expand, run_sweep
+from tests.spawn import start
 
 GRID = expand(
     {"seed": [0, 1], "window": [1, 2], "num_examples": [100, 300, 1000]},
@@ -43,6 +43,15 @@ def fake_train(run, run_dir, *, log, delay=0.0):
     os.write(fd, f"{run.run_id}\n".encode())
     os.close(fd)
     return record
+
+
+def _sweep_slowly(results, trained_log, delay):
+    _sweep(results, trained_log, delay=delay)
+
+
+def _sweep_when_started(results, trained_log, started):
+    started.write_text("")
+    _sweep(results, trained_log, delay=0.1)  # the grid needs >= 1.2 s
 
 
 def _sweep(results, trained_log, runs=GRID, **kwargs):
@@ -86,16 +95,15 @@ def test_restarted_sweep_runs_only_the_missing_runs(tmp_path):
 def test_sigkill_at_random_moments_loses_and_duplicates_nothing(tmp_path):
     results, log = tmp_path / "r", tmp_path / "trained.log"
     rng = random.Random(0)
-    for _ in range(6):
-        pid = os.fork()
-        if pid == 0:
-            try:
-                _sweep(results, log, delay=0.1)  # the grid needs >= 1.2 s
-            finally:
-                os._exit(0)
+    for round in range(6):
+        started = tmp_path / f"started{round}"
+        worker = start(_sweep_when_started, results, log, started)
+        deadline = time.time() + 120
+        while not started.exists() and time.time() < deadline:  # past the imports
+            time.sleep(0.01)
         time.sleep(rng.uniform(0.0, 0.15))
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        worker.kill()
+        worker.join()
     before = ResultsDir(results).read()[0] if (results / "sweep.json").exists() else []
     assert len(before) < len(GRID)  # really stopped part-way
     _sweep(results, log)
@@ -134,17 +142,9 @@ def test_shards_split_the_work(tmp_path):
 
 def test_workers_sharing_a_results_dir_train_each_run_once(tmp_path):
     results, log = tmp_path / "r", tmp_path / "trained.log"
-    pids = []
-    for _ in range(3):
-        pid = os.fork()
-        if pid == 0:
-            try:
-                _sweep(results, log, delay=0.05)
-            finally:
-                os._exit(0)
-        pids.append(pid)
-    for pid in pids:
-        os.waitpid(pid, 0)
+    workers = [start(_sweep_slowly, results, log, 0.05) for _ in range(3)]
+    for worker in workers:
+        worker.join()
     _check_whole(results)  # all recorded (a run busy elsewhere is skipped, done by its owner)
     trained = _trained(log)
     assert sorted(trained) == sorted(r.run_id for r in GRID)

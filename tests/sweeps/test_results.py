@@ -1,5 +1,4 @@
 import json
-import os
 
 import pandas as pd
 import pytest
@@ -11,6 +10,7 @@ from pvr_keras.sweeps import (
     ResultsDir,
     parse_lines,
 )
+from tests.spawn import start
 
 
 def _line(i, **extra):
@@ -61,22 +61,20 @@ def test_parse_lines_reports_each_kind_of_bad_line():
     assert "line 6" in problems[3]
 
 
+def _append_ids(folder, worker):
+    """A worker appending ids 0..29, the same ids in every worker."""
+    mine = ResultsDir(folder)
+    for i in range(30):
+        mine.append(_line(i, worker=worker, pad="x" * 5000))
+
+
 def test_append_checks_ids_across_processes(tmp_path):
     """Many processes appending the same ids at once: every id recorded once, no bad line."""
     results = ResultsDir(tmp_path, create=True)
-    pids = []
-    for worker in range(4):
-        pid = os.fork()
-        if pid == 0:  # child: append ids 0..29, the same ids in every worker
-            try:
-                mine = ResultsDir(tmp_path)
-                for i in range(30):
-                    mine.append(_line(i, worker=worker, pad="x" * 5000))
-            finally:
-                os._exit(0)
-        pids.append(pid)
-    for pid in pids:
-        assert os.waitpid(pid, 0)[1] == 0
+    workers = [start(_append_ids, tmp_path, worker) for worker in range(4)]
+    for worker in workers:
+        worker.join()
+        assert worker.exitcode == 0
     records, problems = results.read()
     assert problems == []
     assert sorted(r["id"] for r in records) == sorted(f"run{i}" for i in range(30))

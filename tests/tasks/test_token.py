@@ -108,3 +108,24 @@ def test_bad_holdout_and_inputs():
     # Holdout draws a window as one integer below num_values**window: at most 2**53.
     with pytest.raises(ValueError, match=r"num_values\*\*window <= 2\*\*53.* 1000\*\*7"):
         TokenTask(num_values=1000, window=7).check_holdout(1)
+
+
+@pytest.mark.parametrize(
+    "x, message",
+    [
+        ([[1.7] * 11], r"tokens must be whole numbers; received values such as \[1.7"),
+        ([[np.nan] * 11], "tokens must be whole numbers"),
+        ([[np.inf] * 11], "tokens must be whole numbers"),
+        ([["a"] * 11], "tokens must be integers"),
+        ([[True] * 11], "tokens must be integers"),
+        ([[-1] + [0] * 10], r"tokens must be in 0..9; received values in -1..0"),
+    ],
+)
+def test_label_refuses_tokens_that_are_not_whole_numbers_in_range(x, message):
+    with pytest.raises(ValueError, match=message):
+        TokenTask().label(np.array(x))
+
+
+def test_label_reads_floats_of_whole_numbers_as_they_are():
+    x = np.array([[3, 2, 7, 1, 6, 0, 9, 4, 4, 8, 5]])
+    assert TokenTask().label(x.astype(float)).tolist() == TokenTask().label(x).tolist() == [6]

@@ -1,5 +1,6 @@
-"""training/checkpoint.py: what is saved comes back, and a kill at any step of a save leaves a
-complete checkpoint (the newest one, or the one before it)."""
+"""training/checkpoint.py: what is saved comes back; a kill at any step of a save leaves a
+whole checkpoint (the newest one, or the one before it); a damaged checkpoint is found by its
+checksums and the one before it used; a full disk is refused before writing."""
 
 import functools
 import os
@@ -9,8 +10,9 @@ import keras
 import numpy as np
 import pytest
 
+from pvr_keras.errors import DiskFull
 from pvr_keras.training import checkpoint as checkpoint_module
-from pvr_keras.training.checkpoint import STATE, WEIGHTS, Checkpoint
+from pvr_keras.training.checkpoint import CHECKSUMS, STATE, WEIGHTS, Checkpoint
 
 
 def _model(seed=0):
@@ -58,7 +60,13 @@ def test_round_trip_of_weights_optimizer_and_state(tmp_path):
     _assert_same_state(fresh, saved)  # momentum and iteration count too, not only weights
 
 
-def test_a_later_save_replaces_the_earlier(tmp_path):
+def _listing(folder):
+    """The checkpoint folders (a killed save's private temporary folder is not one: the
+    next run's ``files.clean_temporaries`` removes it)."""
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith(".tmp"))
+
+
+def test_a_later_save_replaces_the_earlier_and_keeps_it_as_old(tmp_path):
     ckpt = Checkpoint(tmp_path / "checkpoint")
     ckpt.save(_trained(1), {"epoch": 1})
     later = _trained(2)
@@ -66,7 +74,10 @@ def test_a_later_save_replaces_the_earlier(tmp_path):
     fresh = _model()
     assert ckpt.restore(fresh) == {"epoch": 2}
     _assert_same_state(fresh, later)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint", "checkpoint.old"]
+    ckpt.save(_trained(3), {"epoch": 3})  # the one before the previous is dropped
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint", "checkpoint.old"]
+    assert Checkpoint(tmp_path / "checkpoint")._verified(tmp_path / "checkpoint.old")
 
 
 class Killed(BaseException):
@@ -110,7 +121,7 @@ def _kill_at_rmtree(monkeypatch, call):
         ("weights", 1),  # while writing the new weights
         ("replace1", 1),  # before the first rename
         ("replace2", 1),  # current moved to .old, the new one not yet in place
-        ("rmtree3", 2),  # the new one in place, .old not yet removed
+        ("rmtree1", 1),  # before the one before the previous is dropped
     ],
 )
 def test_a_kill_during_a_save_leaves_a_complete_checkpoint(
@@ -132,10 +143,10 @@ def test_a_kill_during_a_save_leaves_a_complete_checkpoint(
     fresh = _model(seed=5)
     assert Checkpoint(tmp_path / "checkpoint").restore(fresh) == {"epoch": expect_epoch}
     _assert_same_state(fresh, first if expect_epoch == 1 else second)
-    # The next save works from whatever the kill left and leaves one clean folder.
+    # The next save works from whatever the kill left: the newest and the one before it.
     third = _trained(3)
     ckpt.save(third, {"epoch": 3})
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+    assert _listing(tmp_path) == ["checkpoint", "checkpoint.old"]
     assert ckpt.restore(_model()) == {"epoch": 3}
 
 
@@ -181,10 +192,74 @@ def test_an_incomplete_current_folder_falls_back_to_old(tmp_path):
     assert ckpt.latest() is None and ckpt.restore(_model()) is None
 
 
-def test_remove_deletes_every_folder(tmp_path):
+def test_remove_deletes_both_checkpoints(tmp_path):
     ckpt = Checkpoint(tmp_path / "checkpoint")
     ckpt.save(_trained(1), {"epoch": 1})
-    for name in ("checkpoint.old", "checkpoint.tmp"):
-        (tmp_path / name).mkdir()
+    ckpt.save(_trained(2), {"epoch": 2})
     ckpt.remove()
     assert list(tmp_path.iterdir()) == []
+
+
+def _overwrite(path, offset=-200):
+    data = bytearray(path.read_bytes())
+    data[offset : offset + 16] = b"\xff" * 16  # bytes changed inside, size kept
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("damage", ["truncate weights", "overwrite weights", "empty state"])
+def test_a_damaged_checkpoint_falls_back_to_the_one_before(tmp_path, damage):
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    messages = []
+    ckpt.log = messages.append
+    older = _trained(1)
+    ckpt.save(older, {"epoch": 1})
+    ckpt.save(_trained(2), {"epoch": 2})
+    current = tmp_path / "checkpoint"
+    if damage == "truncate weights":
+        (current / WEIGHTS).write_bytes((current / WEIGHTS).read_bytes()[:1000])
+    elif damage == "overwrite weights":
+        _overwrite(current / WEIGHTS)  # would load silently, with wrong numbers
+    else:
+        (current / STATE).write_text("")
+    fresh = _model(seed=3)
+    assert ckpt.restore(fresh) == {"epoch": 1}
+    _assert_same_state(fresh, older)
+    assert any("damaged checkpoint" in m for m in messages)
+    assert any("resuming from the previous checkpoint" in m for m in messages)
+
+
+def test_no_whole_checkpoint_left_restarts_and_says_so(tmp_path):
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    messages = []
+    ckpt.log = messages.append
+    ckpt.save(_trained(1), {"epoch": 1})
+    ckpt.save(_trained(2), {"epoch": 2})
+    for folder in ("checkpoint", "checkpoint.old"):
+        _overwrite(tmp_path / folder / WEIGHTS)
+    assert ckpt.restore(_model()) is None
+    assert any("the run starts again from epoch 0" in m for m in messages)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_checkpoint_written_before_checksums_still_resumes(tmp_path):
+    older = _trained(1)
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    ckpt.save(older, {"epoch": 1})
+    (tmp_path / "checkpoint" / CHECKSUMS).unlink()  # as the library wrote them before
+    fresh = _model(seed=4)
+    assert ckpt.restore(fresh) == {"epoch": 1}
+    _assert_same_state(fresh, older)
+
+
+def test_a_full_disk_is_refused_before_writing_and_keeps_the_last(tmp_path, monkeypatch):
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    ckpt.save(_trained(1), {"epoch": 1})
+
+    class Usage:
+        free = 10  # bytes
+
+    monkeypatch.setattr(checkpoint_module.shutil, "disk_usage", lambda path: Usage)
+    with pytest.raises(DiskFull, match="not enough free space for the next checkpoint"):
+        ckpt.save(_trained(2), {"epoch": 2})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+    assert ckpt.restore(_model()) == {"epoch": 1}

@@ -51,7 +51,7 @@ def test_a_finite_run_is_not_marked_nan(tmp_path):
 
 
 def _write(path, **changes):
-    record = {"format": records.FORMAT, "format_version": records.FORMAT_VERSION, "x": 1}
+    record = {"format": records.FORMAT, "format_version": records.FORMAT_VERSION, "config": {}}
     record.update(changes)
     path.mkdir(parents=True, exist_ok=True)
     (path / "record.json").write_text(json.dumps(record))
@@ -110,3 +110,48 @@ def test_one_batch_size_per_run(tmp_path):
     assert not (tmp_path / "run").exists()
     recipe = dataclasses.replace(training.TOKEN, batch_size=128, epochs=1, min_steps=0)
     assert training.train(models.mlp, streams, recipe, tmp_path / "ok", verbose=0)["status"]
+
+
+class Killed(BaseException):
+    """Stands for SIGKILL inside an epoch."""
+
+
+class _DieInEpoch(__import__("keras").callbacks.Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_begin(self, epoch, logs=None):
+        if epoch == self.epoch:
+            raise Killed
+
+
+def test_every_resume_counts_and_a_resume_cleans_what_a_kill_left(tmp_path):
+    """Epoch 1 finishes, then five starts die inside epoch 2 before it is checkpointed, then
+    one finishes: six resumes, whatever the epochs saw. Temporary files a killed writer left
+    in the run folder are removed by the next start."""
+    out = tmp_path / "run"
+    data = train_data("token", TASK, 640, test_examples=128, batch_size=64, seed=0)
+    build = lambda: models.mlp(embed_dim=4, widths=(8,))  # noqa: E731
+
+    def start(callbacks):
+        return training.train(build, data, RECIPE, out, config={"test": "resumes"}, verbose=0,
+                              callbacks=callbacks, save_model=True)  # fmt: skip
+
+    with pytest.raises(Killed):
+        start([_DieInEpoch(1)])
+    for _ in range(5):
+        with pytest.raises(Killed):
+            start([_DieInEpoch(1)])
+        assert read_record(out)["epochs_completed"] == 1
+    stale = [".tmp4242.model.keras", ".history.csv.tmp4242", "checkpoint.tmp"]
+    for name in stale:
+        (out / name).write_text("left by a killed writer")
+    (out / ".tmpdeadbeef").mkdir()
+    record = start([])
+    assert record["status"] == "complete" and record["resumed"] == 6
+    assert record["history"]["epoch"] == [1, 2, 3]
+    assert not any((out / name).exists() for name in [*stale, ".tmpdeadbeef"])
+    from pvr_keras import files
+
+    assert record["model_sha256"] == files.sha256(out / "model.keras")  # checked on load

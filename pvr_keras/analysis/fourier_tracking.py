@@ -1,0 +1,105 @@
+"""Tracks what a Boolean model has learned, epoch by epoch, exactly on the whole cube.
+
+``FourierTracker`` is a Keras callback: after every ``every`` epochs it evaluates the model on
+the cube (``boolean.model_values``) and stores, in ``<run folder>/fourier.json``, the learned
+function's Fourier coefficients on the tracked monomials, half its mean squared error on the
+cube (the generalisation error of Abbe et al. 2022) and, with frozen bits, half its squared
+error on the training distribution's part of the cube (every frozen bit +1). The file is
+rewritten whole each time (a killed run keeps the last complete one and its resumed epochs
+overwrite what came after its checkpoint).
+"""
+
+import json
+import pathlib
+
+import keras
+import numpy as np
+
+from pvr_keras import files
+from pvr_keras.analysis import boolean
+
+FILE = "fourier.json"
+
+
+def tracked_subsets(target, frozen=(), limit=64):
+    """The monomials that matter when the bits ``frozen`` are frozen to +1: the target's
+    support (nonzero coefficients, largest first, at most ``limit``) and, for each of them
+    containing a frozen bit, the monomial without the frozen bits (where a frozen-trained
+    network puts its weight). Subset integers, sorted."""
+    coefficients = boolean.fourier_coefficients(target)
+    support = np.flatnonzero(np.abs(coefficients) > 1e-9)
+    support = support[np.argsort(-np.abs(coefficients[support]), kind="stable")][:limit]
+    mask = boolean.subset_of(frozen)
+    return sorted({int(s) for s in support} | {int(s) & ~mask for s in support})
+
+
+def measures(values, target, frozen, subsets):
+    """The tracked numbers of a function on the cube (``values``) against ``target``."""
+    coefficients = boolean.fourier_coefficients(values)
+    rows = np.arange(len(values))
+    inside = (rows & boolean.subset_of(frozen)) == 0  # every frozen bit +1 (row bit 0)
+    error = (values - target) ** 2
+    return {
+        "half_mse": float(error.mean() / 2),
+        "in_distribution_half_mse": float(error[inside].mean() / 2),
+        "coefficients": [float(coefficients[s]) for s in subsets],
+    }
+
+
+class FourierTracker(keras.callbacks.Callback):
+    """Stores a Boolean model's exact measures on the cube after every ``every`` epochs.
+
+    Args:
+        task: the target (``BooleanTask`` or ``BooleanFunction``), d <= 20.
+        folder: the run folder (``fourier.json`` is written there).
+        frozen: the bits frozen to +1 in training.
+        every: epochs between two evaluations (the last epoch is always evaluated).
+        subsets: monomials to track (default ``tracked_subsets``).
+    """
+
+    def __init__(self, task, folder, frozen=(), every=1, subsets=None):
+        super().__init__()
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise ValueError(f"every must be a positive integer; received {every!r}")
+        self.task, self.folder, self.every = task, pathlib.Path(folder), every
+        self.frozen = tuple(int(b) for b in frozen)
+        self.target = boolean.target_values(task)
+        self.subsets = list(subsets) if subsets is not None else tracked_subsets(
+            self.target, self.frozen
+        )  # fmt: skip
+        self.epochs = {}
+
+    def on_train_begin(self, logs=None):
+        found = read(self.folder)
+        if found is not None and found.get("subsets") == self.subsets:
+            self.epochs = {int(k): v for k, v in found["epochs"].items()}
+
+    def on_epoch_end(self, epoch, logs=None):
+        done = epoch + 1
+        last = done == self.params.get("epochs")
+        if done % self.every and not last:
+            return
+        values = boolean.model_values(self.model, self.task.num_bits)
+        self.epochs[done] = measures(values, self.target, self.frozen, self.subsets)
+        self.epochs = {k: v for k, v in self.epochs.items() if k <= done}
+        payload = {
+            "subsets": self.subsets,
+            "subset_bits": [list(boolean.bits_of(s)) for s in self.subsets],
+            "target_coefficients": [
+                float(c) for c in boolean.fourier_coefficients(self.target)[self.subsets]
+            ],
+            "frozen": list(self.frozen),
+            "epochs": {str(k): self.epochs[k] for k in sorted(self.epochs)},
+        }
+        files.write_text(self.folder / FILE, json.dumps(payload) + "\n")
+
+
+def read(folder):
+    """A run folder's ``fourier.json`` (None if there is none)."""
+    path = pathlib.Path(folder) / FILE
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None  # not whole: the tracker writes it again

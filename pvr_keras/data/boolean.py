@@ -1,0 +1,178 @@
+"""Boolean PVR as tf.data: bits in {+1, -1}, stateless, any size up to 5x10^7 in O(batch) memory.
+
+Example ``i`` of a split is a pure function of (seed, split, frozen bits, i): one 64-bit hash
+of the index (``random.py``) gives its bits, bit j of the hash making x_j = 1 - 2 * bit (so
+0 is +1, as in the cube's row order). In the training split the frozen bits are then set to
++1 (the canonical holdout of Abbe et al. 2022); the test split is never frozen: uniform on the
+whole cube, the same for every frozen set. Labels follow the task's NumPy rule exactly
+(``BooleanTask.label``, ``BooleanFunction.label``; tested against them).
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from pvr_keras.data import keys, random
+from pvr_keras.data.checks import check_memory, check_size
+from pvr_keras.data.pipeline import batched_dataset, check_positive, check_schedule
+from pvr_keras.tasks.boolean import BooleanFunction, BooleanTask, frozen_bits, frozen_mask
+
+CHUNK_EXAMPLES = 32_768
+
+
+def check_task(task):
+    """A ``BooleanTask`` or ``BooleanFunction``, else a ValueError."""
+    if not isinstance(task, BooleanTask | BooleanFunction):
+        raise ValueError(
+            f"task must be a BooleanTask or a BooleanFunction; received {type(task).__name__}"
+        )
+    return task
+
+
+def frozen_value(task, holdout, split):
+    """The frozen bits' mask of a split: the holdout's on the training split, none on test."""
+    frozen_bits(holdout, task.num_bits)  # checks it
+    return int(holdout) if split == "train" else 0
+
+
+def stream_key(task, seed, split, holdout):
+    """The key of a Boolean stream: (seed, split, frozen mask of the split, d)."""
+    return keys.boolean_stream_key(task.num_bits, seed, split, frozen_value(task, holdout, split))
+
+
+def tf_aggregate(aggregation, window, present):
+    """TF twin of ``tasks.boolean.aggregate_bits``: (B, w) +1/-1 and where present -> (B,)."""
+    if aggregation == "parity":
+        return tf.reduce_prod(tf.where(present, window, 1), axis=1)
+    if aggregation == "majority":
+        return tf.sign(tf.reduce_sum(tf.where(present, window, 0), axis=1))
+    if aggregation == "min":
+        return tf.reduce_min(tf.where(present, window, 1), axis=1)
+    if aggregation == "max":
+        return tf.reduce_max(tf.where(present, window, -1), axis=1)
+    raise ValueError(f"unknown aggregation {aggregation!r}")
+
+
+def tf_label(task, x):
+    """TF twin of the task's ``label``: x (B, d) int +1/-1 -> (B,) float32."""
+    x = tf.cast(x, tf.float32)
+    if isinstance(task, BooleanFunction):
+        if task.aggregation is not None:
+            window = tf.gather(x, list(task.subset), axis=1)
+            return tf_aggregate(task.aggregation, window, tf.ones_like(window, tf.bool))
+        out = tf.zeros(tf.shape(x)[:1], tf.float32)
+        for bits, coefficient in task.terms:
+            out += coefficient * tf.reduce_prod(tf.gather(x, list(bits), axis=1), axis=1)
+        return out
+    p, v = task.pointer_bits, task.num_value_bits
+    powers = tf.constant(2 ** np.arange(p - 1, -1, -1), tf.float32)
+    pointer = tf.cast(tf.reduce_sum((x[:, :p] + 1) / 2 * powers, axis=1), tf.int64)
+    positions = pointer[:, None] + tf.range(task.window, dtype=tf.int64)
+    if task.window_mode == "cyclic":
+        positions, present = tf.math.floormod(positions, v), tf.ones_like(positions, tf.bool)
+    else:
+        present = positions < v
+        positions = tf.minimum(positions, v - 1)
+    window = tf.gather(x[:, p:], positions, batch_dims=1)
+    return tf_aggregate(task.aggregation, window, present)
+
+
+def make_examples(task, key, frozen):
+    """``fn(index) -> {"x", "y"}``: (B,) int64 indices to x int8 (B, d), y float32 (B,)."""
+    d = task.num_bits
+    shifts = tf.constant(np.arange(d), tf.uint64)
+    keep = tf.constant([not (frozen >> j) & 1 for j in range(d)])
+
+    def examples(index):
+        bits = random.random_bits(key, index, 1)  # (B, 1): bit j of the hash is x_j
+        ones = tf.bitwise.bitwise_and(tf.bitwise.right_shift(bits, shifts[None]), 1)
+        x = 1 - 2 * tf.cast(ones, tf.int32)
+        x = tf.where(keep[None], x, 1)  # frozen bits are +1
+        return {"x": tf.cast(x, tf.int8), "y": tf_label(task, x)}
+
+    return tf.function(examples, jit_compile=True, autograph=False)
+
+
+def _validate(task, num_examples, split, seed, holdout, batch_size):
+    check_task(task)
+    check_positive("num_examples", num_examples)
+    check_positive("batch_size", batch_size)
+    random.check_split(split)
+    random.check_seed(seed)
+    frozen_bits(holdout, task.num_bits)
+
+
+def boolean_dataset(
+    task,
+    num_examples,
+    *,
+    split="train",
+    seed=0,
+    holdout=0,
+    batch_size=64,
+    shuffle=True,
+    epochs=1,
+    first_epoch=0,
+):
+    """A tf.data pipeline of batched Boolean examples ``(x, y)``.
+
+    Args:
+        task: a ``BooleanTask`` (or a ``BooleanFunction``).
+        num_examples: size of the split (the same examples every epoch).
+        split: ``"train"`` or ``"test"``; independent streams.
+        seed: non-negative integer; same seed, same examples, on every backend and run.
+        holdout: the frozen bits as a subset integer (bit j set: x_j = +1 in training;
+            ``tasks.boolean.frozen_mask``). The test split is never frozen.
+        batch_size, shuffle, epochs, first_epoch: as ``token_dataset``.
+
+    Returns:
+        ``tf.data.Dataset`` of (x int8 (batch, d) of +1/-1, y float32 (batch,)).
+
+    Example:
+        >>> ds = boolean_dataset(f3(), 1900, holdout=frozen_mask([7], 11))
+        >>> x, y = next(iter(ds))
+        >>> bool((x.numpy()[:, 7] == 1).all())
+        True
+    """
+    _validate(task, num_examples, split, seed, holdout, batch_size)
+    check_schedule(epochs, first_epoch)
+    key = stream_key(task, seed, split, holdout)
+    examples = make_examples(task, key, frozen_value(task, holdout, split))
+    return batched_dataset(
+        examples, num_examples, batch_size, key, shuffle=shuffle, epochs=epochs,
+        first_epoch=first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,
+    )  # fmt: skip
+
+
+def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), holdout=0):
+    """The first ``num_examples`` examples of a split as NumPy arrays, in index order.
+
+    Args:
+        frozen: the frozen bits of the training split, a sequence (``(7,)``).
+        holdout: or the same as a subset integer (the kind's form; give one of the two).
+
+    Returns:
+        x int8 (num_examples, d) and y float32 (num_examples,); row i is example i of the
+        split, identical to what ``boolean_dataset`` yields for that index.
+
+    Example:
+        >>> x, y = boolean_arrays(f3(), 5, frozen=(0,))
+        >>> bool((f3().label(x) == y).all())
+        True
+    """
+    holdout = _holdout(task, holdout, frozen)
+    _validate(task, num_examples, split, seed, holdout, 1)
+    check_memory(check_size(num_examples), task.num_bits + 4, "boolean_arrays")
+    ds = boolean_dataset(task, num_examples, split=split, seed=seed, holdout=holdout,
+                         batch_size=min(num_examples, 65_536), shuffle=False)  # fmt: skip
+    xs, ys = zip(*((x.numpy(), y.numpy()) for x, y in ds), strict=True)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def _holdout(task, holdout, frozen):
+    check_task(task)
+    if isinstance(frozen, int | np.integer):
+        raise ValueError(f"frozen is a sequence of bits, e.g. ({frozen},); received {frozen}")
+    mask = frozen_mask(frozen, task.num_bits)
+    if mask and holdout:
+        raise ValueError(f"give frozen bits or holdout, not both; received {frozen}, {holdout}")
+    return mask or holdout

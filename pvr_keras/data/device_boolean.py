@@ -1,0 +1,132 @@
+"""Boolean PVR made on the JAX device: the twin of ``boolean.py``, bit for bit, no TensorFlow.
+
+Example ``i`` is the same pure function of (seed, split, frozen bits, i) as in
+``boolean_dataset``: the same key, the same 64-bit hash (``jax_random.py``, a pair of uint32
+words: bit j < 32 of the low word, bit j - 32 of the high one), the same frozen bits and
+labels, the same epoch orders.
+
+Example:
+    >>> from pvr_keras.data import device_boolean
+    >>> stream = device_boolean.boolean_stream(f3(), 1900, batch_size=64)
+    >>> x, y = stream[0]
+    >>> x.shape, y.shape
+    ((64, 11), (64,))
+"""
+
+import jax.numpy as jnp
+import numpy as np
+
+from pvr_keras.data import jax_random, keys
+from pvr_keras.data.checks import check_memory
+from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
+from pvr_keras.data.device_stream import collect as _collect
+from pvr_keras.tasks.boolean import BooleanFunction, BooleanTask, frozen_bits, frozen_mask
+
+ARRAY_BATCH = 65_536
+
+
+def _check_task(task):
+    if not isinstance(task, BooleanTask | BooleanFunction):
+        raise ValueError(
+            f"task must be a BooleanTask or a BooleanFunction; received {type(task).__name__}"
+        )
+    return task
+
+
+def _frozen(task, holdout, split):
+    frozen_bits(holdout, task.num_bits)
+    return int(holdout) if split == "train" else 0
+
+
+def jax_aggregate(aggregation, window, present):
+    """The twin of ``boolean.tf_aggregate``: (B, w) float +1/-1, bool present -> (B,)."""
+    if aggregation == "parity":
+        return jnp.prod(jnp.where(present, window, 1.0), axis=1)
+    if aggregation == "majority":
+        return jnp.sign(jnp.sum(jnp.where(present, window, 0.0), axis=1))
+    if aggregation == "min":
+        return jnp.min(jnp.where(present, window, 1.0), axis=1)
+    if aggregation == "max":
+        return jnp.max(jnp.where(present, window, -1.0), axis=1)
+    raise ValueError(f"unknown aggregation {aggregation!r}")
+
+
+def jax_label(task, x):
+    """The twin of the task's ``label``: x (B, d) +1/-1 -> (B,) float32."""
+    x = x.astype(jnp.float32)
+    if isinstance(task, BooleanFunction):
+        if task.aggregation is not None:
+            window = x[:, list(task.subset)]
+            return jax_aggregate(task.aggregation, window, jnp.ones(window.shape, bool))
+        out = jnp.zeros(x.shape[:1], jnp.float32)
+        for bits, coefficient in task.terms:
+            out = out + np.float32(coefficient) * jnp.prod(x[:, list(bits)], axis=1)
+        return out
+    p, v = task.pointer_bits, task.num_value_bits
+    powers = (2 ** np.arange(p - 1, -1, -1)).astype(np.int32)
+    pointer = jnp.sum(((x[:, :p] + 1) / 2).astype(jnp.int32) * powers, axis=1)
+    positions = pointer[:, None] + np.arange(task.window, dtype=np.int32)
+    if task.window_mode == "cyclic":
+        positions, present = positions % v, jnp.ones(positions.shape, bool)
+    else:
+        present = positions < v
+        positions = jnp.minimum(positions, v - 1)
+    window = jnp.take_along_axis(x[:, p:], positions, axis=1)
+    return jax_aggregate(task.aggregation, window, present)
+
+
+def make_examples(task, key, frozen):
+    """``fn(index, constants=()) -> {"x", "y"}`` for (B,) uint32 indices, traceable in
+    ``jax.jit``: x int8 (B, d), y float32 (B,), equal to ``boolean.make_examples``."""
+    d = task.num_bits
+    word = np.array([1 if j >= 32 else 0 for j in range(d)])  # 1: the high word
+    shift = np.array([j % 32 for j in range(d)], np.uint32)
+    keep = np.array([not (frozen >> j) & 1 for j in range(d)])
+
+    def examples(index, constants=()):
+        del constants
+        hi, lo = jax_random.random_bits(key, index, 1)  # (B, 1) each
+        words = jnp.where(word[None] == 1, hi, lo)  # (B, d)
+        x = 1 - 2 * ((words >> shift[None]) & 1).astype(jnp.int32)
+        x = jnp.where(keep[None], x, 1)
+        return {"x": x.astype(jnp.int8), "y": jax_label(task, x)}
+
+    return examples
+
+
+def boolean_stream(
+    task,
+    num_examples,
+    *,
+    split="train",
+    seed=0,
+    holdout=0,
+    batch_size=64,
+    shuffle=True,
+    epochs=1,
+    first_epoch=0,
+):
+    """Batched Boolean examples made on the JAX device: ``boolean_dataset``'s twin (same
+    arguments, same examples, same order); a ``DeviceStream`` of (x int8, y float32)."""
+    _check_task(task)
+    check_num_examples(num_examples)
+    check_positive("batch_size", batch_size)
+    keys.check_split(split)
+    keys.check_seed(seed)
+    frozen = _frozen(task, holdout, split)
+    key = keys.boolean_stream_key(task.num_bits, seed, split, frozen)
+    return DeviceStream(make_examples(task, key, frozen), num_examples, batch_size, key,
+                        shuffle=shuffle, epochs=epochs, first_epoch=first_epoch)  # fmt: skip
+
+
+def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), holdout=0):
+    """The first ``num_examples`` examples of a split as NumPy, made on the device: equal to
+    ``data.boolean_arrays`` for the same arguments."""
+    _check_task(task)
+    mask = frozen_mask(frozen, task.num_bits)
+    if mask and holdout:
+        raise ValueError(f"give frozen bits or holdout, not both; received {frozen}, {holdout}")
+    check_memory(check_num_examples(num_examples), task.num_bits + 4, "boolean_arrays")
+    stream = boolean_stream(task, num_examples, split=split, seed=seed, holdout=mask or holdout,
+                            batch_size=min(num_examples, ARRAY_BATCH), shuffle=False)  # fmt: skip
+    return _collect(stream)

@@ -1,0 +1,64 @@
+"""The boolean kind: PVR over bits (Abbe et al. 2022), ``BooleanTask``, regressed with MSE.
+
+A run's ``holdout`` is the set of frozen bits as a subset integer (``tasks.frozen_mask``):
+bit j set means x_j = +1 in every training example (their canonical holdout); the test split
+is the whole cube's uniform distribution. The recorded ``test_loss`` is the mean squared
+error, twice the paper's generalisation error.
+"""
+
+from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.recipe import BOOLEAN
+from pvr_keras.tasks.boolean import BooleanTask, frozen_bits
+
+# Always in a Boolean run's identity, whatever their value.
+IDENTITY = ("model", "pointer_bits", "window", "aggregation", "window_mode", "holdout",
+            "num_examples", "seed")  # fmt: skip
+
+
+def model_arguments(task):
+    """Boolean models take the bits: their number."""
+    return {"num_bits": task.num_bits}
+
+
+def check(task, holdout):
+    """The holdout is the frozen bits' subset integer (0: none frozen)."""
+    frozen_bits(holdout, task.num_bits)
+    return int(holdout)
+
+
+def id_parts(run):
+    """``p3-w3-majority-truncated[-frozen7]``."""
+    task = run.task
+    parts = [f"p{task.pointer_bits}", f"w{task.window}", task.aggregation, task.window_mode]
+    if task.value_bits is not None:
+        parts.append(f"v{task.value_bits}")
+    bits = frozen_bits(run.data.holdout, task.num_bits)
+    if bits:
+        parts.append("frozen" + "_".join(map(str, bits)))
+    return parts
+
+
+BOOLEAN_KIND = register_kind(
+    TaskKind(
+        name="boolean",
+        task=BooleanTask,
+        models="bits",
+        recipe=BOOLEAN,
+        dataset="pvr_keras.data.boolean:boolean_dataset",
+        device="pvr_keras.data.device_boolean:boolean_stream",
+        arrays="pvr_keras.data.boolean:boolean_arrays",
+        model_arguments=model_arguments,
+        check=check,
+        defaults={
+            "model": "bits_mlp",
+            "num_examples": 1_900,
+            "test_examples": 2_048,
+            "train_eval_examples": 1_900,
+        },  # fmt: skip
+        identity=IDENTITY,
+        iid_eval=False,
+        eval_batch_size=4096,
+        metric="mse",
+        id_parts=id_parts,
+    )
+)

@@ -1,0 +1,241 @@
+"""Boolean PVR and Boolean functions (Abbe, Bengio, Cornacchia, Kleinberg, Lotfi, Raghu, Zhang:
+"Learning to Reason with Neural Networks: Generalization, Unseen Data and Boolean Measures",
+NeurIPS 2022): the PVR rule over bits in {+1, -1}, and the other targets of that paper.
+
+``BooleanTask(pointer_bits=p, window=w, aggregation, window_mode, value_bits=V)``: the first
+p bits are the pointer, most significant first, +1 read as 1 and -1 as 0 (all -1 points to
+value bit 0); the value bits are the next V (default 2**p), so d = p + V bits in all
+(``num_bits``). The window is the w value bits from the pointed one: ``cyclic`` wraps over the
+value bits, ``truncated`` cuts the window at the last value bit. The label is the window's
+aggregation: ``parity`` (the product), ``majority`` (the sign of the sum, 0 on a tie), ``min``
+or ``max``, as float32. The paper's f3 is p=3, w=3, majority, truncated.
+
+``BooleanFunction``: a function given by its Fourier expansion (``{(0, 1): 1.0, ...}``: the
+coefficient of each monomial, a subset of bits), the parity or majority of a subset of bits,
+or the staircase x0 + x0x1 + ... + x0...x(k-1) (f2 of the paper); ``.label(x)``, ``.num_bits``.
+
+The cube (``analysis.boolean_cube``): row r has x_j = 1 - 2*((r >> j) & 1) (row 0 is all +1);
+a subset S of bits is the integer s with bit j set iff j is in S.
+
+    >>> task = BooleanTask(pointer_bits=2, window=2, aggregation="parity")
+    >>> task.num_bits
+    6
+    >>> x = np.array([[-1, +1,  +1, -1, -1, +1]])   # pointer 01 -> value bit 1
+    >>> float(task.label(x)[0])                     # x[3] * x[4] = (-1)(-1)
+    1.0
+"""
+
+import dataclasses
+
+import numpy as np
+
+from pvr_keras.fields import field
+
+BOOLEAN_AGGREGATIONS = ("parity", "majority", "min", "max")
+BOOLEAN_WINDOW_MODES = ("cyclic", "truncated")
+MAX_BITS = 62  # a subset of bits is one int64 (the frozen bits of a holdout, a monomial)
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
+    return int(value)
+
+
+def check_bits(x, num_bits):
+    """``x`` as an int8 array of shape (N, num_bits) of +1 and -1, or a ValueError."""
+    x = np.asarray(x)
+    if x.ndim != 2 or x.shape[1] != num_bits:
+        raise ValueError(f"x must have shape (N, {num_bits}) (bits); received shape {x.shape}")
+    if x.size and not np.isin(x, (-1, 1)).all():
+        found = np.unique(x[~np.isin(x, (-1, 1))])[:5]
+        raise ValueError(f"bits must be +1 or -1; received values such as {found.tolist()}")
+    return x.astype(np.int8)
+
+
+def aggregate_bits(aggregation, window):
+    """The aggregation of each row of ``window`` ((N, w) of +1/-1; 0 marks a position cut
+    off a truncated window, left out): float32 (N,)."""
+    window = np.asarray(window, np.int64)
+    present = window != 0
+    if aggregation == "parity":
+        return np.where(present, window, 1).prod(axis=1).astype(np.float32)
+    if aggregation == "majority":
+        return np.sign(window.sum(axis=1)).astype(np.float32)
+    if aggregation == "min":
+        return np.where(present, window, 1).min(axis=1).astype(np.float32)
+    if aggregation == "max":
+        return np.where(present, window, -1).max(axis=1).astype(np.float32)
+    raise ValueError(
+        f"aggregation must be one of {', '.join(BOOLEAN_AGGREGATIONS)}; received {aggregation!r}"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class BooleanTask:
+    """PVR over bits (see the module docstring)."""
+
+    pointer_bits: int = field("pointer bits p (the first p bits, most significant first)",
+                              default=3)  # fmt: skip
+    window: int = field("value bits aggregated", default=1)
+    aggregation: str = field(
+        "how the window's bits make the label", BOOLEAN_AGGREGATIONS, default="parity"
+    )
+    window_mode: str = field(
+        "windows wrap over the value bits (cyclic) or stop at the last (truncated)",
+        BOOLEAN_WINDOW_MODES,
+        default="cyclic",
+    )
+    value_bits: int | None = field("value bits (none: 2**pointer_bits)", default=None)
+
+    def __post_init__(self):
+        p = _check_int("pointer_bits", self.pointer_bits, 1)
+        if self.value_bits is not None:
+            _check_int("value_bits", self.value_bits, 1)
+        _check_int("window", self.window, 1)
+        if self.window > self.num_value_bits:
+            raise ValueError(
+                f"window must be between 1 and the {self.num_value_bits} value bits; received "
+                f"{self.window}"
+            )
+        if self.aggregation not in BOOLEAN_AGGREGATIONS:
+            raise ValueError(
+                f"aggregation must be one of {', '.join(BOOLEAN_AGGREGATIONS)}; received "
+                f"{self.aggregation!r}"
+            )
+        if self.window_mode not in BOOLEAN_WINDOW_MODES:
+            raise ValueError(
+                f"window_mode must be one of {', '.join(BOOLEAN_WINDOW_MODES)}; received "
+                f"{self.window_mode!r}"
+            )
+        if self.num_bits > MAX_BITS:
+            raise ValueError(f"at most {MAX_BITS} bits in all; received {self.num_bits} (p={p})")
+
+    @property
+    def num_value_bits(self):
+        return 2**self.pointer_bits if self.value_bits is None else self.value_bits
+
+    @property
+    def num_bits(self):
+        """d: pointer bits and value bits."""
+        return self.pointer_bits + self.num_value_bits
+
+    def pointer(self, x):
+        """The value bit each row's pointer names: +1 is 1, -1 is 0, most significant first."""
+        x = check_bits(x, self.num_bits)
+        ones = (x[:, : self.pointer_bits] + 1) // 2
+        powers = 2 ** np.arange(self.pointer_bits - 1, -1, -1)
+        return (ones.astype(np.int64) * powers).sum(axis=1)
+
+    def window_bits(self, x):
+        """(N, w): the window's bits, 0 where a truncated window is cut off."""
+        x = check_bits(x, self.num_bits)
+        values = x[:, self.pointer_bits :].astype(np.int64)
+        positions = self.pointer(x)[:, None] + np.arange(self.window)
+        if self.window_mode == "cyclic":
+            return np.take_along_axis(values, positions % self.num_value_bits, axis=1)
+        inside = positions < self.num_value_bits
+        found = np.take_along_axis(values, np.minimum(positions, self.num_value_bits - 1), 1)
+        return np.where(inside, found, 0)
+
+    def label(self, x):
+        """NumPy reference labels: (N, d) bits -> (N,) float32."""
+        return aggregate_bits(self.aggregation, self.window_bits(x))
+
+
+def f3():
+    """The paper's main PVR: 3 pointer bits, window 3, majority, truncated windows."""
+    return BooleanTask(pointer_bits=3, window=3, aggregation="majority", window_mode="truncated")
+
+
+@dataclasses.dataclass(frozen=True)
+class BooleanFunction:
+    """A Boolean function of the paper's other targets: a Fourier expansion, or the parity or
+    majority of a subset of bits. Make one with ``fourier``, ``of_subset`` or ``staircase``.
+
+    Attributes:
+        num_bits: d.
+        terms: ``((subset, coefficient), ...)``: f(x) = sum of coefficient * prod x_j.
+        subset, aggregation: f(x) = aggregation of the bits in ``subset`` (no ``terms``).
+    """
+
+    num_bits: int
+    terms: tuple = ()
+    subset: tuple = ()
+    aggregation: str | None = None
+
+    def __post_init__(self):
+        d = _check_int("num_bits", self.num_bits, 1)
+        if d > MAX_BITS:
+            raise ValueError(f"num_bits must be at most {MAX_BITS}; received {d}")
+        if bool(self.terms) == (self.aggregation is not None):
+            raise ValueError("give a Fourier expansion (terms) or a subset and an aggregation")
+        for bits in [s for s, _ in self.terms] + [self.subset]:
+            if any(_check_int("bit", b, 0) >= d for b in bits) or len(set(bits)) != len(bits):
+                raise ValueError(f"bits must be distinct, in 0..{d - 1}; received {bits}")
+        if self.aggregation is not None:
+            aggregate_bits(self.aggregation, np.ones((0, 1)))  # checks the name
+            if not self.subset:
+                raise ValueError("a subset needs at least one bit")
+
+    @classmethod
+    def fourier(cls, num_bits, expansion):
+        """f(x) = sum over ``expansion`` ``{subset: coefficient}`` of coefficient * prod x_j.
+
+        Example:
+            >>> f = BooleanFunction.fourier(3, {(0, 1): 1.0, (2,): -0.5})
+            >>> f.label(np.array([[1, -1, -1]])).tolist()
+            [-0.5]
+        """
+        terms = tuple((tuple(int(b) for b in s), float(c)) for s, c in expansion.items())
+        return cls(num_bits, terms=terms)
+
+    @classmethod
+    def of_subset(cls, num_bits, subset, aggregation="parity"):
+        """The parity (or majority, min, max) of the bits in ``subset``."""
+        return cls(num_bits, subset=tuple(int(b) for b in subset), aggregation=aggregation)
+
+    @classmethod
+    def staircase(cls, num_bits, degree=None):
+        """x0 + x0 x1 + ... + x0 ... x(degree-1) (degree: default num_bits): f2 of the paper."""
+        degree = num_bits if degree is None else degree
+        return cls.fourier(num_bits, {tuple(range(k + 1)): 1.0 for k in range(degree)})
+
+    def label(self, x):
+        """(N, num_bits) bits -> (N,) float32."""
+        x = check_bits(x, self.num_bits).astype(np.int64)
+        if self.aggregation is not None:
+            return aggregate_bits(self.aggregation, x[:, list(self.subset)])
+        out = np.zeros(len(x))
+        for bits, coefficient in self.terms:
+            out += coefficient * x[:, list(bits)].prod(axis=1)
+        return out.astype(np.float32)
+
+
+def frozen_mask(frozen, num_bits):
+    """The subset integer of the frozen bits (bit j set: x_j is +1 in the training split)."""
+    frozen = tuple(frozen)
+    for b in frozen:
+        _check_int("frozen bit", b, 0)
+        if b >= num_bits:
+            raise ValueError(f"frozen bits must be in 0..{num_bits - 1}; received {b}")
+    if len(set(frozen)) != len(frozen):
+        raise ValueError(f"frozen bits must be distinct; received {frozen}")
+    return sum(1 << int(b) for b in frozen)
+
+
+def frozen_bits(mask, num_bits):
+    """The frozen bits of a subset integer (``frozen_mask``'s inverse), checked."""
+    if isinstance(mask, bool) or not isinstance(mask, int | np.integer):
+        raise ValueError(f"holdout (the frozen bits, a subset integer) must be an integer; "
+                         f"received {mask!r}")  # fmt: skip
+    if not 0 <= mask < 2**num_bits:
+        raise ValueError(
+            f"holdout (the frozen bits as a subset integer) must be in 0..2**{num_bits} - 1; "
+            f"received {mask}"
+        )
+    return tuple(j for j in range(num_bits) if (int(mask) >> j) & 1)
+
+
+__all__ = ["BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "BooleanFunction", "BooleanTask",
+           "f3", "frozen_bits", "frozen_mask"]  # fmt: skip

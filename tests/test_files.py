@@ -1,0 +1,109 @@
+"""pvr_keras.files: whole files, never written through a planted link, a full disk refused
+cleanly; and the locks, claims and appended results that use them."""
+
+import errno
+import os
+
+import pytest
+
+from pvr_keras import files
+from pvr_keras.errors import DiskFull, RunBusy, UnsafePath
+
+
+def test_a_file_is_written_whole_and_a_planted_link_is_replaced_not_followed(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    target = tmp_path / "run" / "learning_curve.png"
+    target.parent.mkdir()
+    target.symlink_to(victim)
+    # A link planted at the temporary name too (what a writer of this process would use).
+    (target.parent / f".{target.name}.tmp{os.getpid()}").symlink_to(victim)
+    files.write_text(target, "new")
+    assert victim.read_text() == "precious"
+    assert target.read_text() == "new" and not target.is_symlink()
+    assert sorted(p.name for p in target.parent.iterdir()) == ["learning_curve.png"]
+
+
+def test_open_file_refuses_a_link(tmp_path):
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    (tmp_path / ".lock").symlink_to(victim)
+    with pytest.raises(UnsafePath, match="is a symbolic link"):
+        files.open_file(tmp_path / ".lock", os.O_RDWR | os.O_CREAT)
+    assert victim.read_text() == "precious"
+
+
+def test_a_full_disk_keeps_the_old_file_and_leaves_no_temporary(tmp_path, monkeypatch):
+    target = tmp_path / "record.json"
+    target.write_text("old")
+    real_write = os.write
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(DiskFull, match="no space left on the device writing .*record.json"):
+        files.write_text(target, "new" * 1000)
+    monkeypatch.setattr(os, "write", real_write)
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["record.json"]
+
+
+def test_temporaries_of_killed_writers_are_cleaned(tmp_path):
+    for name in (".tmp123.model.keras", ".history.csv.tmp99", "checkpoint.tmp", ".lock",
+                 "record.json"):  # fmt: skip
+        (tmp_path / name).write_text("x")
+    (tmp_path / ".tmpab12cd").mkdir()  # a temporary folder (a checkpoint being written)
+    removed = files.clean_temporaries(tmp_path)
+    assert sorted(removed) == sorted([".tmp123.model.keras", ".history.csv.tmp99",
+                                      "checkpoint.tmp", ".tmpab12cd"])  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", "record.json"]
+
+
+def test_a_planted_run_lock_link_is_refused(tmp_path):
+    from pvr_keras.training.records import RunLock
+
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / ".lock").symlink_to(victim)
+    with pytest.raises(UnsafePath, match=r"\.lock is a symbolic link"):
+        with RunLock(run):
+            pass
+    assert victim.read_text() == "precious"
+
+
+def test_a_busy_run_folder_is_a_one_line_error(tmp_path):
+    from pvr_keras.training.records import RunLock
+
+    with RunLock(tmp_path):
+        with pytest.raises(RunBusy, match=f"in use by pid {os.getpid()}"):
+            with RunLock(tmp_path):
+                pass
+
+
+def test_planted_claim_and_results_links_are_refused(tmp_path):
+    from pvr_keras.sweeps import Claims, ResultsDir
+
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    results = ResultsDir(tmp_path / "out", create=True)
+    (tmp_path / "out" / "claims").mkdir()
+    (tmp_path / "out" / "claims" / "run-a.claim").symlink_to(victim)
+    with pytest.raises(UnsafePath, match="run-a.claim is a symbolic link"):
+        Claims(tmp_path / "out" / "claims").try_claim("run-a")
+    (tmp_path / "out" / "results.jsonl").symlink_to(victim)
+    with pytest.raises(UnsafePath, match="results.jsonl is a symbolic link"):
+        results.append({"id": "run-a"})
+    assert victim.read_text() == "precious"
+
+
+def test_a_results_folder_is_never_a_runs(tmp_path):
+    from pvr_keras.sweeps import ResultsDir
+    from pvr_keras.sweeps.results import IncompatibleResultsError
+
+    (tmp_path / "record.json").write_text("{}")
+    with pytest.raises(IncompatibleResultsError, match="is a run's folder"):
+        ResultsDir(tmp_path, create=True)
+    assert not (tmp_path / "sweep.json").exists()

@@ -1,0 +1,239 @@
+"""Replays the faults a careless or hostile user (or a machine) inflicts, and counts data lost.
+
+    python tools/probe_faults.py                 # all cases, ~5-10 min on a 2-core CPU
+    python tools/probe_faults.py --kills 3       # fewer random kills
+
+Every case runs in a temporary folder, on loopback only, with tiny runs of the real recipes:
+
+- kills: a ``token_pvr.py`` run and a ``token_sweep.py`` sweep are SIGKILLed at random moments
+  and started again; the finished result must equal an uninterrupted one's (histories bit for
+  bit, every sweep run recorded once);
+- damaged checkpoints: the newest checkpoint of a killed run is cut short or overwritten; the
+  run resumes from the one before it (or starts again) and finishes;
+- a full disk: a tmpfs of a few MB where the machine lets this user mount one (else the free
+  space is reported as nearly none): the run stops with a one-line error, its last complete
+  checkpoint intact, nothing temporary left; with space again it resumes;
+- planted links: ``.lock``, ``learning_curve.png``, a claim and ``results.jsonl`` made links to
+  a file outside the run; that file must be untouched;
+- nested folders: ``--out`` inside a finished run and above it; the finished run must be
+  untouched.
+
+Prints one line per case and ``N cases tried, M with data lost``; exits 1 if any lost data.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import pathlib
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+TINY = ["--num-examples", "3000", "--test-examples", "500", "--epochs", "6", "--min-steps",
+        "0", "--warmup-epochs", "1", "--batch-size", "256", "--width", "0.25"]  # fmt: skip
+SWEEP = ["--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "3000", "--seeds", "0",
+         "--epochs", "3", "--warmup-epochs", "0", "--min-steps", "0", "--test-examples", "300",
+         "--no-figures"]  # fmt: skip
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+
+
+def _recipe(name, *args, env=None, timeout=900, no_space=False):
+    """Runs a recipe as a user would; ``no_space``: where no tmpfs can be mounted, the free
+    space the process sees is made nearly none (``shutil.disk_usage``)."""
+    command = [sys.executable, str(REPO / "recipes" / f"{name}.py"), *args]
+    if no_space:
+        code = (
+            "import runpy, shutil, sys; real = shutil.disk_usage; "
+            "shutil.disk_usage = lambda p: real(p)._replace(free=1); "
+            f"sys.argv = {command[1:]!r}; runpy.run_path(sys.argv[0], run_name='__main__')"
+        )
+        command = [sys.executable, "-c", code]
+    return subprocess.run(command, env=env or ENV, capture_output=True, text=True,
+                          timeout=timeout)  # fmt: skip
+
+
+def _start(name, *args):
+    command = [sys.executable, str(REPO / "recipes" / f"{name}.py"), *args]
+    return subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+
+
+def _history(folder):
+    record = json.loads((folder / "record.json").read_text())
+    return {k: v for k, v in record["history"].items() if k != "epoch_seconds"}
+
+
+def _digest(folder):
+    """The bytes of every file under ``folder`` (a finished run must stay as it is)."""
+    out = {}
+    for path in sorted(pathlib.Path(folder).rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def _wait_for_epochs(folder, epochs, timeout=300):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if json.loads((folder / "record.json").read_text())["epochs_completed"] >= epochs:
+                return True
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def case_kills(root, rng, kills, reference):
+    """Random SIGKILLs of a run, then a rerun: the same history as the uninterrupted one."""
+    out = root / "killed"
+    for _ in range(kills):
+        proc = _start("token_pvr", *TINY, "--out", str(out))
+        time.sleep(rng.uniform(3.0, 12.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    done = _recipe("token_pvr", *TINY, "--out", str(out))
+    same = done.returncode in (0, 3) and _history(out) == _history(reference)
+    return same, f"{kills} kills of a run, then a rerun: same history as uninterrupted"
+
+
+def case_sweep_kills(root, rng, kills):
+    out = root / "sweep"
+    for _ in range(kills):
+        proc = _start("token_sweep", *SWEEP, "--out", str(out))
+        time.sleep(rng.uniform(3.0, 15.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    done = _recipe("token_sweep", *SWEEP, "--out", str(out))
+    lines = [json.loads(s) for s in (out / "results.jsonl").read_text().splitlines() if s]
+    ids = [line["id"] for line in lines]
+    whole = done.returncode == 0 and len(ids) == len(set(ids)) == 3
+    return whole, f"{kills} kills of a sweep, then a rerun: 3 runs recorded once each"
+
+
+def case_damaged_checkpoint(root, reference, damage):
+    out = root / f"damaged_{damage}"
+    proc = _start("token_pvr", *TINY, "--out", str(out))
+    _wait_for_epochs(out, 3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    weights = out / "checkpoint" / "model.weights.h5"
+    if damage == "truncated":
+        weights.write_bytes(weights.read_bytes()[:1000])
+    else:
+        data = bytearray(weights.read_bytes())
+        data[-300:-284] = b"\xff" * 16
+        weights.write_bytes(bytes(data))
+    done = _recipe("token_pvr", *TINY, "--out", str(out))
+    same = done.returncode in (0, 3) and _history(out) == _history(reference)
+    said = "damaged checkpoint" in done.stdout
+    return same and said, f"newest checkpoint {damage}: falls back, says so, same history"
+
+
+def case_full_disk(root):
+    mount = root / "small"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)],
+                             capture_output=True).returncode == 0  # fmt: skip
+    try:
+        out = mount / "run" if mounted else root / "nospace"
+        args = [*TINY, "--width", "0.5", "--out", str(out)]
+        done = _recipe("token_pvr", *args, timeout=600, no_space=not mounted)
+        err = done.stderr.strip().splitlines()[-1:] or [""]
+        one_line = done.returncode == 1 and "error:" in err[0] and "Traceback" not in done.stderr
+        left = [p.name for p in out.iterdir() if ".tmp" in p.name] if out.exists() else []
+        ok = one_line and not left
+        how = "a 3 MB tmpfs" if mounted else "free space reported as none (no tmpfs here)"
+        return ok, f"full disk ({how}): one-line error (exit 1), no temporary file left"
+    finally:
+        if mounted:
+            subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+def case_planted_links(root):
+    victim = root / "victim.txt"
+    victim.write_text("precious")
+    before = victim.read_bytes()
+    tried = 0
+    for name in (".lock", "learning_curve.png", "record.json"):
+        out = root / f"linked_{name.strip('.')}"
+        out.mkdir()
+        (out / name).symlink_to(victim)
+        _recipe("token_pvr", *TINY, "--epochs", "1", "--out", str(out))
+        tried += 1
+    sweep = root / "linked_sweep"
+    short = [*SWEEP[:8], "--epochs", "1", "--no-figures", "--out", str(sweep)]
+    _recipe("token_sweep", *short)
+    lines = (sweep / "results.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])["id"]
+    (sweep / "results.jsonl").write_text("\n".join(lines[1:]) + "\n")  # as if not yet recorded
+    shutil.rmtree(sweep / "runs" / first)
+    (sweep / "claims").mkdir(exist_ok=True)
+    (sweep / "claims" / f"{first}.claim").symlink_to(victim)  # its claim: a planted link
+    _recipe("token_sweep", *short)
+    (sweep / "claims" / f"{first}.claim").unlink()
+    (sweep / "results.jsonl").unlink()
+    (sweep / "results.jsonl").symlink_to(victim)  # the results file: a planted link
+    _recipe("token_sweep", *short)
+    untouched = victim.read_bytes() == before
+    return (
+        untouched,
+        f"{tried + 2} planted links (lock, plot, record, claim, results): target untouched",
+    )
+
+
+def case_nested(root, reference):
+    before = _digest(reference)
+    refused = 0
+    for out in (reference / "checkpoint", reference / "sub" / "run", reference.parent):
+        done = _recipe("token_pvr", *TINY, "--out", str(out))
+        refused += done.returncode == 2
+    done = _recipe("token_sweep", *SWEEP, "--out", str(reference))
+    refused += done.returncode == 2
+    return refused == 4 and _digest(reference) == before, (
+        "--out inside, under and above a finished run, a sweep into it: refused, run untouched"
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kills", type=int, default=4, help="random kills per killed case")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    root = pathlib.Path(tempfile.mkdtemp(prefix="pvr_probe_"))
+    results = []
+    try:
+        reference = root / "finished" / "run"
+        done = _recipe("token_pvr", *TINY, "--out", str(reference))
+        if done.returncode not in (0, 3):
+            raise SystemExit(f"the reference run failed: {done.stderr[-2000:]}")
+        cases = [
+            lambda: case_kills(root, rng, args.kills, reference),
+            lambda: case_sweep_kills(root, rng, args.kills),
+            lambda: case_damaged_checkpoint(root, reference, "truncated"),
+            lambda: case_damaged_checkpoint(root, reference, "overwritten"),
+            lambda: case_full_disk(root),
+            lambda: case_planted_links(root),
+            lambda: case_nested(root, reference),
+        ]
+        for case in cases:
+            start = time.time()
+            ok, what = case()
+            results.append(ok)
+            print(f"{'ok  ' if ok else 'LOST'} {what} ({time.time() - start:.0f} s)", flush=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    lost = results.count(False)
+    print(f"{len(results)} cases tried, {lost} with data lost")
+    return 1 if lost else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
