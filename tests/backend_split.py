@@ -20,6 +20,7 @@ BACKEND_FREE = (
     "tests/data/",
     "tests/sweeps/",
     "tests/tools/",
+    "tests/analysis/test_boolean.py",
     "tests/analysis/test_cka.py",
     "tests/analysis/test_dynamics.py",
     "tests/analysis/test_holdout.py",

@@ -61,6 +61,9 @@ def tf_label(task, x):
             return tf_aggregate(task.aggregation, window, tf.ones_like(window, tf.bool))
         out = tf.zeros(tf.shape(x)[:1], tf.float32)
         for bits, coefficient in task.terms:
+            if not bits:  # the constant term
+                out += coefficient
+                continue
             out += coefficient * tf.reduce_prod(tf.gather(x, list(bits), axis=1), axis=1)
         return out
     p, v = task.pointer_bits, task.num_value_bits
