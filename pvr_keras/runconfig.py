@@ -104,6 +104,12 @@ class System:
     tensorboard: bool = field(
         "also log to OUT/tensorboard (view with: tensorboard --logdir OUT)", default=False
     )
+    steps_per_execution: int | None = field(
+        "training steps per compiled call, the largest divisor of an epoch's steps up to this; "
+        "callbacks and the progress bar see the device once per call (none: up to 32; the "
+        "same steps and results either way)",
+        default=None,
+    )
 
     def __post_init__(self):
         if self.backend not in (None, *BACKENDS):
@@ -112,6 +118,8 @@ class System:
             raise ValueError(f"input must be one of {', '.join(INPUTS)}; received {self.input!r}")
         if self.devices is not None:
             check_int("devices", self.devices, 1)
+        if self.steps_per_execution is not None:
+            check_int("steps_per_execution", self.steps_per_execution, 1)
 
 
 SECTIONS = {

@@ -25,7 +25,7 @@ of the run of the most influential bit) and config_NAME.json, plus the sweep NAM
 
 Presets. ``quick``: f3 (3 pointer bits, window 3, majority, truncated windows: d = 11), the
 MLP of their code, 1,900 training examples, Adam 5e-5 at batch 64, 100 epochs, seed 0, every
-bit: about 7 minutes on a 2-core CPU. ``medium``: the same with 5 seeds (docs/results/boolean).
+bit: about 7 minutes on a 2-core CPU. ``medium``: the same with 3 seeds (docs/results/boolean).
 ``paper``: their code's settings, 40 seeds: d = 11 (3 pointer bits) as quick; with
 ``--pointer-bits 4`` (d = 20), 100,000 examples at batch 1024 for 80 epochs (parity) or 30
 (majority, min). Every flag of a Boolean run (``--model``, ``--width``, ``--epochs``, ...)
@@ -74,8 +74,8 @@ def quick(given):
 
 
 def medium(given):
-    """quick with 5 seeds per bit."""
-    return dict(quick(given), seeds=(0, 1, 2, 3, 4), out="runs/boolean_medium")
+    """quick with 3 seeds per bit (docs/results/boolean)."""
+    return dict(quick(given), seeds=(0, 1, 2), out="runs/boolean_medium")
 
 
 def paper(given):

@@ -54,6 +54,7 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
         devices=None if distribution is not None else run.system.devices,
         distribution=distribution,
         callbacks=callbacks,
+        steps_per_execution=run.system.steps_per_execution,
         extra={
             "kind": spec.name,
             **({"metric": spec.metric} if spec.metric != "accuracy" else {}),

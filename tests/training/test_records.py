@@ -32,7 +32,7 @@ def test_a_run_whose_loss_becomes_nan_stops_and_is_recorded_failed(tmp_path):
     record = _train(out, dataclasses.replace(RECIPE, learning_rate=1e30))
     assert record["status"] == "nan" and record["failed"] is True
     assert "NaN" in record["failed_rule"]
-    # TerminateOnNaN stops fit within the first epoch; that epoch is still recorded.
+    # The epoch's mean loss is NaN: the run stops after that epoch, which is still recorded.
     assert record["epochs_completed"] == 1 < record["epochs_planned"] == 3
     assert record["history"]["epoch"] == [1]
     assert math.isnan(record["final"]["train_loss"])
