@@ -42,6 +42,30 @@ step), fed by the device generator (``data.device.token_stream``) and by tf.data
 Target: device input >= 1.5x faster.
 
     python tools/bench_train.py --part input --backends jax
+    python tools/bench_train.py --part execution
+
+``--part execution``: the library's own loop (``training.loop.compile_model``, the run's
+streams) on the narrow MLP at batch 128 with 1 and with 32 training steps per compiled call
+(``system.steps_per_execution``; the runs' default is up to 32, a divisor of the epoch's
+steps). Measured 2026-12-02 on a 2-core CPU under load: JAX (device input) 1.07 -> 0.60
+ms/step (1.8x), TensorFlow (tf.data) 2.74 -> 1.13 ms/step (2.4x); a first measurement of the
+same kind gave 0.63 -> 0.25 and 2.09 -> 0.91. The loop no longer reads the device between
+steps (NaN is checked from the epoch's mean loss; ``tests/training/test_host_round_trips.py``).
+
+Where the time of a step goes (JAX, XLA on a 2-core CPU, one jitted step at batch 1024,
+FLOPs from XLA's cost analysis, against a 2048x2048 matmul measured in the same process at
+~200 GFLOP/s; ablations of the model, 2026-12-02): the paper's MLP runs at 0.91 of the
+matmul rate (8.9 GFLOP in 49 ms), the 1/8-width Transformer at 0.18 (10.9 GFLOP, 304 ms) and
+the 1/8-width MLP-Mixer at 0.14 (16.6 GFLOP, 586 ms). In the Mixer the token-mixing MLPs take
+3.9 of the 16.6 GFLOP but about 250 ms (16 GFLOP/s: a contraction over 12 tokens, memory-bound
+with the transposes around it), the channel-mixing MLPs 9.9 GFLOP in ~175 ms, and the exact
+(erf) GELU ~170 ms more (a relu in its place: 412 ms; the tanh form: 465 ms). Tried and not
+kept: token mixing as an einsum (718 ms, slower), as one GEMM over (tokens, batch x
+channels) (563 ms, within noise of 586), a polynomial erf accurate to 5e-7 (no faster under
+XLA), and XLA's XNNPACK, oneDNN and YNNPACK dot fusions (no change). The tanh GELU would be
+~20% faster but changes the model beyond float tolerance, so the models keep the exact GELU
+(``keras.activations.gelu``, as ``torch.nn.GELU``'s default; the reference MLP-Mixer code
+uses the tanh form). The 2x Mixer/Transformer target of the issue is not met on this CPU.
 
 Measured 2026-12-01 on a 2-core CPU, shared (load average 4-10), four runs: device input
 1.06-1.34 M examples/s at 0.92-1.07 us of CPU per example, tf.data 0.99-1.08 M/s at
@@ -82,10 +106,11 @@ def parse_args(argv=None):
     )
     parser.add_argument(
         "--part",
-        choices=("step", "input", "all"),
+        choices=("step", "input", "execution", "all"),
         default="all",
         help="step: fit step against a hand-written one; input: a narrow MLP epoch on JAX, "
-        "device input against tf.data",
+        "device input against tf.data; execution: the library's fit at 1 and 32 steps per "
+        "compiled call",
     )
     parser.add_argument(
         "--input-examples", type=int, default=200_000, help="examples per epoch (--part input)"
@@ -430,9 +455,65 @@ def bench_input(args):
     }
 
 
+def bench_execution(args):
+    """The library's training loop (``loop.compile_model`` and the run's streams: device
+    input on JAX, tf.data on TensorFlow) on the /``--mlp-divisor`` MLP at batch 128, one and
+    32 steps per compiled call, 256 steps an epoch; medians of ``--repeats`` fits of
+    ``--input-epochs`` epochs after one warm-up epoch on the same stream."""
+    import dataclasses
+
+    import keras
+
+    from pvr_keras import models
+    from pvr_keras.recipe import TOKEN
+    from pvr_keras.tasks import TokenTask
+    from pvr_keras.training.inputs import default_input, train_data
+    from pvr_keras.training.loop import compile_model
+
+    d, batch = args.mlp_divisor, 128
+    widths = [max(1, w // d) for w in (512, 1024, 512, 64)]
+    recipe = dataclasses.replace(TOKEN, batch_size=batch)
+    n = 256 * batch
+    data = train_data("token", TokenTask(), n, test_examples=256, batch_size=batch,
+                      input=default_input())  # fmt: skip
+    times = {1: [], 32: []}
+    for _ in range(args.repeats):
+        for per_call in times:
+            model = models.get("mlp", embed_dim=max(1, 64 // d), widths=widths)
+            compile_model(model, recipe, n, steps_per_execution=per_call)
+            stream = data.make_train(0)
+            model.fit(stream, epochs=1, steps_per_epoch=256, verbose=0)
+            start = clock()
+            model.fit(stream, epochs=args.input_epochs, steps_per_epoch=256, verbose=0)
+            wall, _ = since(start)
+            times[per_call].append(wall / (256 * args.input_epochs))
+    ms = {k: 1e3 * statistics.median(v) for k, v in times.items()}
+    return {
+        "kind": "execution",
+        "backend": keras.backend.backend(),
+        "input": data.input,
+        "ms": ms,
+        "spread": {k: spread(v) for k, v in times.items()},
+        "ratio": ms[1] / ms[32],
+        "device": device_name(),
+    }
+
+
+def print_execution(row):
+    ms = row["ms"]
+    print(
+        f"\nsteps per compiled call, {row['backend']} ({row['input']} input, narrow MLP, "
+        f"batch 128; {row['device']}): 1 per call {ms['1']:.2f} ms/step "
+        f"±{100 * row['spread']['1']:.0f}%, 32 per call {ms['32']:.2f} ms/step "
+        f"±{100 * row['spread']['32']:.0f}%: {row['ratio']:.2f}x"
+    )
+
+
 def worker(args):
     import keras
 
+    if args.part in ("execution", "all"):
+        print("RESULT " + json.dumps(bench_execution(args)), flush=True)
     if args.part in ("step", "all"):
         for name in args.models:
             print("RESULT " + json.dumps(bench_model(name, args)), flush=True)
@@ -519,12 +600,14 @@ def main(argv=None):
     start = time.perf_counter()
     for backend in args.backends:
         rows += run_backend(backend, worker_argv)
-    steps = [r for r in rows if r.get("kind") != "input"]
+    steps = [r for r in rows if r.get("kind") not in ("input", "execution")]
     if steps:
         print_table(steps, args)
     for row in rows:
         if row.get("kind") == "input":
             print_input(row, args)
+        if row.get("kind") == "execution":
+            print_execution(row)
     print(f"total wall time {time.perf_counter() - start:.0f} s")
 
 
