@@ -15,6 +15,8 @@ from pvr_keras.fields import field
 # Appendix A's sweep: SGD (with momentum), Adam, Adagrad, LAMB.
 OPTIMIZERS = ("sgd", "adam", "adagrad", "lamb")
 SCHEDULES = ("cosine", "constant")
+# float32 everywhere, or Keras's mixed precision: bfloat16 compute, float32 variables.
+DTYPE_POLICIES = ("float32", "mixed_bfloat16")
 
 
 def _finite(value):
@@ -44,11 +46,22 @@ class TrainRecipe:
     )
     min_steps: int = field("train at least this many steps (tiny training sets)", default=800)
     failed_below: float = field("final training accuracy below which a run failed", default=0.2)
+    dtype_policy: str = field(
+        help="Keras dtype policy of the model: float32, or mixed_bfloat16 (bfloat16 compute, "
+        "float32 weights; for accelerators with bfloat16 units)",
+        choices=DTYPE_POLICIES,
+        default="float32",
+    )
 
     def __post_init__(self):
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(
                 f"optimizer must be one of {', '.join(OPTIMIZERS)}; received {self.optimizer!r}"
+            )
+        if self.dtype_policy not in DTYPE_POLICIES:
+            raise ValueError(
+                f"dtype_policy must be one of {', '.join(DTYPE_POLICIES)}; received "
+                f"{self.dtype_policy!r}"
             )
         if self.schedule not in SCHEDULES:
             raise ValueError(

@@ -6,6 +6,10 @@
 #
 #   bash tools/smoke_presets.sh            # BACKENDS="jax tensorflow", PYTHON=python3
 #   BACKENDS=jax bash tools/smoke_presets.sh
+#   SMOKE_ONLY="token_pvr_mlp boolean_holdout" bash tools/smoke_presets.sh   # just these
+#
+# With SMOKE_SUMMARY set, each result is also appended there (tab-separated) for
+# tools/gpu_check.sh's summary table.
 #
 # Image recipes need MNIST prepared (TFDS_DATA_DIR, or a connection for the first download).
 set -uo pipefail
@@ -18,15 +22,23 @@ failed=0
 
 smoke() {  # name, then the command's arguments
   local name=$1; shift
-  local start=$SECONDS status=0
+  if [ -n "${SMOKE_ONLY:-}" ] && [[ " $SMOKE_ONLY " != *" $name "* ]]; then
+    return 0
+  fi
+  local start=$SECONDS status=0 result
   "$PY" "$@" >"$OUT/$name.log" 2>&1 || status=$?
   # Exit 3: the run finished but failed by the paper's rule (expected after a few steps).
   if [ "$status" = 0 ] || [ "$status" = 3 ]; then
+    result="ok ($((SECONDS - start)) s)"
     echo "  ok      $name ($((SECONDS - start)) s)"
   else
+    result="FAILED ($((SECONDS - start)) s; exit $status; log $OUT/$name.log)"
     echo "  FAILED  $name ($((SECONDS - start)) s; exit $status; log $OUT/$name.log)"
     tail -5 "$OUT/$name.log" | sed 's/^/          /'
     failed=1
+  fi
+  if [ -n "${SMOKE_SUMMARY:-}" ]; then
+    printf '%s\t%s\tpaper preset\t%s\n' "$KERAS_BACKEND" "$name" "$result" >>"$SMOKE_SUMMARY"
   fi
 }
 
@@ -51,6 +63,8 @@ for backend in ${BACKENDS:-jax tensorflow}; do
   smoke token_sweep recipes/token_sweep.py --preset paper --sweep size_window --models mixer \
     --windows 1 --sizes 4096 --seeds 0 --epochs 1 --warmup-epochs 0 --min-steps 0 \
     --test-examples 2048 --out "$OUT/$backend/token_sweep"
+  smoke boolean_holdout recipes/boolean_holdout.py --preset paper --bits 0 --seeds 0 \
+    --epochs 1 --out "$OUT/$backend/boolean_holdout"
   smoke tune recipes/tune.py --preset paper --max-trials 1 --epochs 1 --warmup-epochs 0 \
     --num-examples 4096 --val-examples 1024 --directory "$OUT/$backend/tune"
 done

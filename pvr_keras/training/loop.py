@@ -298,7 +298,8 @@ def _train(run, build_model, distribution):
     recipe, config, seed = options.recipe, options.config, options.seed
     with distribution.scope():
         keras.utils.set_random_seed(seed)
-        model = compile_model(build_model(), recipe, data.num_examples, data.metric,
+        model = compile_model(_build(build_model, recipe.dtype_policy), recipe,
+                              data.num_examples, data.metric,
                               options.steps_per_execution)  # fmt: skip
         distribution.prepare(model, data.test.element_spec)
         state = run.checkpoint.restore(model)
@@ -369,6 +370,17 @@ def _train(run, build_model, distribution):
             run.record["model_sha256"] = files.sha256(tmp / "model.keras")
             os.replace(tmp / "model.keras", run.out_dir / "model.keras")
     return _finish(run, final_evals)
+
+
+def _build(build_model, dtype_policy):
+    """The model built under ``dtype_policy`` (layers take the policy when they are made);
+    the global policy is restored afterwards."""
+    before = keras.config.dtype_policy()
+    keras.config.set_dtype_policy(dtype_policy)
+    try:
+        return build_model()
+    finally:
+        keras.config.set_dtype_policy(before)
 
 
 def _recorded_resumes(out_dir):
