@@ -14,7 +14,11 @@ records; models and checkpoints are left behind. Studies:
   ``fast_slow_main``: fast_slow medium_main (Figure 12's own setting): ``NAME.{json,csv}``,
   ``NAME_learning_curves.png``, ``NAME_cka.png``;
 - ``figure7``: block_holdout medium per CNN: ``logits.{json,csv,png}``, ``config.json`` and
-  each run's ``record.json``, ``history.csv``, ``learning_curve.png``.
+  each run's ``record.json``, ``history.csv``, ``learning_curve.png``;
+- ``boolean``: every boolean_holdout setting in ``RESULTS/boolean`` (Abbe et al. 2022): its
+  lines of ``results.jsonl``, ``sweeps/NAME.json``, ``config_NAME.json`` and the recipe's
+  ``NAME.{json,csv,png}`` (per bit and seed: influence, errors, learned coefficients; the
+  per-epoch ``fourier.json`` of each run stays behind).
 
 A study not run yet (or with no finished run) is skipped with a note; running it again
 replaces what it wrote. Paths under RESULTS in the copied JSON files are written as
@@ -95,6 +99,45 @@ def _token_study(results, name, dest, log):
     return {r["id"] for r in lines}
 
 
+BOOLEAN_FILES = ("{}.json", "{}.csv", "{}.png", "config_{}.json")
+
+
+def _boolean_study(results, dest, log):
+    """Every boolean_holdout setting (sweep) of ``RESULTS/boolean`` that has its summary."""
+    from pvr_keras.sweeps import ResultsDir
+
+    folder = results / "boolean"
+    if not folder.is_dir():
+        log(f"{folder}: no Boolean study yet")
+        return
+    source = ResultsDir(folder)
+    lines = {r["id"]: r for r in source.read()[0]}
+    building = dest.with_name(f".{dest.name}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    target = ResultsDir(building, create=True)
+    kept, written = set(), []
+    for name, definition in sorted(source.read_sweeps().items()):
+        if not (folder / f"{name}.json").is_file():
+            log(f"boolean/{name}: no {name}.json yet (not finished), skipped")
+            continue
+        ids = [i for i in definition["run_ids"] if i in lines]
+        for run_id in ids:
+            if run_id not in kept:
+                target.append(lines[run_id])
+                kept.add(run_id)
+        target.write_sweep(name, {**definition, "run_ids": ids})
+        for file in (pattern.format(name) for pattern in BOOLEAN_FILES):
+            if (folder / file).is_file():
+                _copy(folder / file, building / file, results)
+        written.append(f"{name} ({len(ids)} runs)")
+    if not written:
+        shutil.rmtree(building, ignore_errors=True)
+        return
+    shutil.rmtree(dest, ignore_errors=True)
+    building.rename(dest)
+    log(f"boolean: {', '.join(written)} -> {dest}")
+
+
 def export(results, dest, log=print):
     results, dest = pathlib.Path(results), pathlib.Path(dest)
     token = results / "token"
@@ -128,6 +171,7 @@ def export(results, dest, log=print):
                     (target / sub).mkdir(exist_ok=True)
                     _copy(run / sub / file, target / sub / file, results)
         log(f"figure7/{run.name}: {sorted(p.name for p in target.iterdir())}")
+    _boolean_study(results, dest / "boolean", log)
 
 
 def main(argv=None):

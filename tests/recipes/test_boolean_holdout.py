@@ -105,3 +105,24 @@ def test_run_again_trains_nothing_and_says_the_same(recipe, trained, capsys):
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
     again = json.loads((out / "boolean_holdout.json").read_text())
     assert again["bits"] == result["bits"]
+
+
+def test_export_keeps_the_records_and_summary_not_the_models(trained, tmp_path):
+    out, result = trained
+    spec = importlib.util.spec_from_file_location(
+        "export_results_tool", RECIPE.parents[1] / "tools" / "export_results.py"
+    )
+    exporter = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(exporter)
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "boolean").symlink_to(out)  # the layout of tools/medium_studies.sh
+    exporter.main([str(results), str(tmp_path / "docs")])
+    study = tmp_path / "docs" / "boolean"
+    names = {p.name for p in study.iterdir()}
+    assert {"results.jsonl", "boolean_holdout.json", "boolean_holdout.csv", "boolean_holdout.png",
+            "config_boolean_holdout.json", "sweeps"} <= names  # fmt: skip
+    assert "runs" not in names and not list(study.rglob("*.keras"))
+    lines = [json.loads(s) for s in (study / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["run_dir"] for r in lines) == sorted(r["run_dir"] for r in result["runs"])
+    assert json.loads((study / "boolean_holdout.json").read_text())["bits"] == result["bits"]
