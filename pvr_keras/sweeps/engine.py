@@ -71,10 +71,13 @@ class _Progress:
         elapsed = time.perf_counter() - self.t0
         eta = elapsed / self.cost_done * self.cost_left if self.cost_done else float("nan")
         flag = " FAILED" if line["failed"] else ""
+        if run.spec.metric == "mse":  # a regression: its losses say how it did
+            how = f"train MSE {_fmt(line['train_loss'])} test MSE {_fmt(line['test_loss'])}"
+        else:
+            how = f"train {_fmt(line['train_accuracy'])} test {_fmt(line['test_accuracy'])}"
         self.log(
             f"[{self.name}] {self.done}/{self.total} runs done | {run.run_id.rsplit('-', 1)[0]}"
-            f": train {_fmt(line['train_accuracy'])} test "
-            f"{_fmt(line['test_accuracy'])}{flag} ({line['wall_time_s'] / 60:.1f} min) | "
+            f": {how}{flag} ({line['wall_time_s'] / 60:.1f} min) | "
             f"elapsed {elapsed / 60:.1f} min, ETA {eta / 60:.1f} min"
         )
 
