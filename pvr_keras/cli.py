@@ -28,6 +28,7 @@ import json
 import math
 import os
 import pathlib
+import re
 import sys
 import types
 import typing
@@ -80,6 +81,16 @@ def check_range(cfg, name, low, high, *, low_open=False):
     if not (low < value if low_open else low <= value) or not value <= high:
         bracket = "(" if low_open else "["
         raise ConfigError(f"{flag(name)} must be in {bracket}{low}, {high}]; received {value!r}")
+
+
+def check_stem(value, flag="--name"):
+    """A file-name stem (letters, digits, '_', '.', '-'; not a path), else a ConfigError."""
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", value):
+        raise ConfigError(
+            f"{flag} must be letters, digits, '_', '.' or '-' (a file name stem); received "
+            f"{value!r}"
+        )
+    return value
 
 
 def check_task(build):

@@ -36,7 +36,6 @@ import dataclasses
 import functools
 import json
 import pathlib
-import re
 
 from pvr_keras import cli, files
 
@@ -60,11 +59,7 @@ class Own:
 
     def validate(self, run):
         cli.check_ints(self, ("track_every",), 1)
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", self.name):
-            raise cli.ConfigError(
-                f"--name must be letters, digits, '_', '.' or '-' (a file name stem); "
-                f"received {self.name!r}"
-            )
+        cli.check_stem(self.name)
         cli.check_task(lambda: runs_of(run, self))
 
 

@@ -51,7 +51,6 @@ import dataclasses
 import functools
 import json
 import pathlib
-import re
 
 from pvr_keras import cli, files
 
@@ -98,11 +97,7 @@ class Own:
                 f"--widths must be positive integers; received {list(self.widths)}"
             )
         cli.check_ints(self, ("cka_examples",), 4)
-        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", self.name):
-            raise cli.ConfigError(
-                f"--name must be letters, digits, '_', '.' or '-' (a file name stem); "
-                f"received {self.name!r}"
-            )
+        cli.check_stem(self.name)
         cli.check_task(lambda: runs_of(run, self))  # every run's task, model and recipe
 
 

@@ -14,29 +14,20 @@ import tensorflow as tf
 from pvr_keras.data import keys, random
 from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.pipeline import batched_dataset, check_positive, check_schedule
-from pvr_keras.tasks.boolean import BooleanFunction, BooleanTask, frozen_bits, frozen_mask
+from pvr_keras.tasks.boolean import (
+    BooleanFunction,
+    check_target,
+    frozen_bits,
+    holdout_of,
+    split_frozen,
+)
 
 CHUNK_EXAMPLES = 32_768
 
 
-def check_task(task):
-    """A ``BooleanTask`` or ``BooleanFunction``, else a ValueError."""
-    if not isinstance(task, BooleanTask | BooleanFunction):
-        raise ValueError(
-            f"task must be a BooleanTask or a BooleanFunction; received {type(task).__name__}"
-        )
-    return task
-
-
-def frozen_value(task, holdout, split):
-    """The frozen bits' mask of a split: the holdout's on the training split, none on test."""
-    frozen_bits(holdout, task.num_bits)  # checks it
-    return int(holdout) if split == "train" else 0
-
-
 def stream_key(task, seed, split, holdout):
     """The key of a Boolean stream: (seed, split, frozen mask of the split, d)."""
-    return keys.boolean_stream_key(task.num_bits, seed, split, frozen_value(task, holdout, split))
+    return keys.boolean_stream_key(task.num_bits, seed, split, split_frozen(task, holdout, split))
 
 
 def tf_aggregate(aggregation, window, present):
@@ -96,7 +87,7 @@ def make_examples(task, key, frozen):
 
 
 def _validate(task, num_examples, split, seed, holdout, batch_size):
-    check_task(task)
+    check_target(task)
     check_positive("num_examples", num_examples)
     check_positive("batch_size", batch_size)
     random.check_split(split)
@@ -139,7 +130,7 @@ def boolean_dataset(
     _validate(task, num_examples, split, seed, holdout, batch_size)
     check_schedule(epochs, first_epoch)
     key = stream_key(task, seed, split, holdout)
-    examples = make_examples(task, key, frozen_value(task, holdout, split))
+    examples = make_examples(task, key, split_frozen(task, holdout, split))
     return batched_dataset(
         examples, num_examples, batch_size, key, shuffle=shuffle, epochs=epochs,
         first_epoch=first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,
@@ -162,20 +153,10 @@ def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), hold
         >>> bool((f3().label(x) == y).all())
         True
     """
-    holdout = _holdout(task, holdout, frozen)
+    holdout = holdout_of(task, frozen, holdout)
     _validate(task, num_examples, split, seed, holdout, 1)
     check_memory(check_size(num_examples), task.num_bits + 4, "boolean_arrays")
     ds = boolean_dataset(task, num_examples, split=split, seed=seed, holdout=holdout,
                          batch_size=min(num_examples, 65_536), shuffle=False)  # fmt: skip
     xs, ys = zip(*((x.numpy(), y.numpy()) for x, y in ds), strict=True)
     return np.concatenate(xs), np.concatenate(ys)
-
-
-def _holdout(task, holdout, frozen):
-    check_task(task)
-    if isinstance(frozen, int | np.integer):
-        raise ValueError(f"frozen is a sequence of bits, e.g. ({frozen},); received {frozen}")
-    mask = frozen_mask(frozen, task.num_bits)
-    if mask and holdout:
-        raise ValueError(f"give frozen bits or holdout, not both; received {frozen}, {holdout}")
-    return mask or holdout

@@ -20,22 +20,9 @@ from pvr_keras.data import jax_random, keys
 from pvr_keras.data.checks import check_memory
 from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
 from pvr_keras.data.device_stream import collect as _collect
-from pvr_keras.tasks.boolean import BooleanFunction, BooleanTask, frozen_bits, frozen_mask
+from pvr_keras.tasks.boolean import BooleanFunction, check_target, holdout_of, split_frozen
 
 ARRAY_BATCH = 65_536
-
-
-def _check_task(task):
-    if not isinstance(task, BooleanTask | BooleanFunction):
-        raise ValueError(
-            f"task must be a BooleanTask or a BooleanFunction; received {type(task).__name__}"
-        )
-    return task
-
-
-def _frozen(task, holdout, split):
-    frozen_bits(holdout, task.num_bits)
-    return int(holdout) if split == "train" else 0
 
 
 def jax_aggregate(aggregation, window, present):
@@ -108,12 +95,12 @@ def boolean_stream(
 ):
     """Batched Boolean examples made on the JAX device: ``boolean_dataset``'s twin (same
     arguments, same examples, same order); a ``DeviceStream`` of (x int8, y float32)."""
-    _check_task(task)
+    check_target(task)
     check_num_examples(num_examples)
     check_positive("batch_size", batch_size)
     keys.check_split(split)
     keys.check_seed(seed)
-    frozen = _frozen(task, holdout, split)
+    frozen = split_frozen(task, holdout, split)
     key = keys.boolean_stream_key(task.num_bits, seed, split, frozen)
     return DeviceStream(make_examples(task, key, frozen), num_examples, batch_size, key,
                         shuffle=shuffle, epochs=epochs, first_epoch=first_epoch)  # fmt: skip
@@ -122,11 +109,8 @@ def boolean_stream(
 def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), holdout=0):
     """The first ``num_examples`` examples of a split as NumPy, made on the device: equal to
     ``data.boolean_arrays`` for the same arguments."""
-    _check_task(task)
-    mask = frozen_mask(frozen, task.num_bits)
-    if mask and holdout:
-        raise ValueError(f"give frozen bits or holdout, not both; received {frozen}, {holdout}")
+    holdout = holdout_of(task, frozen, holdout)
     check_memory(check_num_examples(num_examples), task.num_bits + 4, "boolean_arrays")
-    stream = boolean_stream(task, num_examples, split=split, seed=seed, holdout=mask or holdout,
+    stream = boolean_stream(task, num_examples, split=split, seed=seed, holdout=holdout,
                             batch_size=min(num_examples, ARRAY_BATCH), shuffle=False)  # fmt: skip
     return _collect(stream)

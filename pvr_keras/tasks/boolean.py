@@ -237,5 +237,34 @@ def frozen_bits(mask, num_bits):
     return tuple(j for j in range(num_bits) if (int(mask) >> j) & 1)
 
 
+def check_target(task):
+    """A ``BooleanTask`` or ``BooleanFunction`` (what the Boolean generators draw), else a
+    ValueError."""
+    if not isinstance(task, BooleanTask | BooleanFunction):
+        raise ValueError(
+            f"task must be a BooleanTask or a BooleanFunction; received {type(task).__name__}"
+        )
+    return task
+
+
+def split_frozen(task, holdout, split):
+    """The frozen bits' mask of a split (checked): the holdout's in training, none in the
+    test split (the whole cube)."""
+    frozen_bits(holdout, task.num_bits)
+    return int(holdout) if split == "train" else 0
+
+
+def holdout_of(task, frozen=(), holdout=0):
+    """The holdout (a subset integer) of ``frozen`` bits or of ``holdout``; one of them."""
+    check_target(task)
+    if isinstance(frozen, int | np.integer):
+        raise ValueError(f"frozen is a sequence of bits, e.g. ({frozen},); received {frozen}")
+    mask = frozen_mask(frozen, task.num_bits)
+    if mask and holdout:
+        raise ValueError(f"give frozen bits or holdout, not both; received {frozen}, {holdout}")
+    return mask or holdout
+
+
 __all__ = ["BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "BooleanFunction", "BooleanTask",
-           "f3", "frozen_bits", "frozen_mask"]  # fmt: skip
+           "check_target", "f3", "frozen_bits", "frozen_mask", "holdout_of",
+           "split_frozen"]  # fmt: skip
