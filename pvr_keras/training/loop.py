@@ -258,6 +258,10 @@ def train(
     per_call = resolve_steps_per_execution(
         steps_per_execution, recipe.steps_per_epoch(data.num_examples)
     )
+    if distribution.engine in (distribute.MIRRORED, distribute.MULTI_WORKER):
+        # Keras's multi-step loop on a tf.distribute dataset fails to build (TF 2.21, Keras
+        # 3.15: "has_next" in the while loop's condition); one step per call there.
+        per_call = 1
     options = _Options(recipe, config, seed, verbose, keep_checkpoint, title, save_model,
                        list(callbacks or []), dict(extra or {}), per_call)  # fmt: skip
     run = _Run(distribution.run_dir(out_dir), data, options)
