@@ -37,6 +37,7 @@ def train(out, log, progress):
         verbose=0,
         keep_checkpoint=True,
         save_model=False,  # the tapped model is for these tests only
+        steps_per_execution=1,  # the tests stop it at one batch (callbacks see each step)
     )
 
 
