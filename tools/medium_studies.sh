@@ -7,8 +7,8 @@
 # RESULTS/token    token_sweep holdout + size_window medium, fast_slow medium and medium_main
 #                  (one results directory, so runs the studies share are trained once)
 # RESULTS/figure7  block_holdout medium for ResNet18 and VGG11-BN (each with its IID run)
-# RESULTS/boolean  boolean_holdout (Abbe et al. 2022): f3 and parity windows with the MLP, 3
-#                  seeds per frozen bit; f3 with the 1/4-width Transformer and Mixer, 6 bits
+# RESULTS/boolean  boolean_holdout (Abbe et al. 2022): f3 and parity windows with the MLP, one
+#                  seed per frozen bit, then 3; f3 with the 1/4-width Transformer and Mixer
 # The two parts can run at the same time (two processes share two cores better than one).
 # Coverage first: seed 0 of the holdout study, then the threshold sweep, fast_slow (Appendix E's
 # setting, then Figure 12's), and the holdout study's remaining seeds (runs already finished
@@ -51,6 +51,7 @@ if [ "$PART" = boolean ] || [ "$PART" = all ]; then
   boolean() { step "$PY" recipes/boolean_holdout.py --backend "$TOKEN_BACKEND" \
     --out "$RESULTS/boolean" "$@"; }
   boolean --name quick_f3
+  boolean --aggregation parity --window-mode cyclic --name quick_parity
   boolean --preset medium --name f3_mlp
   boolean --preset medium --aggregation parity --window-mode cyclic --name parity_mlp
   boolean --model bits_transformer --width 0.25 --bits 0 1 2 3 7 10 --name f3_transformer
