@@ -43,6 +43,7 @@ Target: device input >= 1.5x faster.
 
     python tools/bench_train.py --part input --backends jax
     python tools/bench_train.py --part execution
+    python tools/bench_train.py --part step --baseline d832487   # speed-up against a revision
 
 ``--part execution``: the library's own loop (``training.loop.compile_model``, the run's
 streams) on the narrow MLP at batch 128 with 1 and with 32 training steps per compiled call
@@ -80,6 +81,7 @@ import argparse
 import dataclasses
 import json
 import os
+import pathlib
 import statistics
 import subprocess
 import sys
@@ -120,6 +122,13 @@ def parse_args(argv=None):
     )
     parser.add_argument(
         "--mlp-divisor", type=int, default=16, help="divide the MLP's widths (--part input)"
+    )
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        metavar="REV",
+        help="also run the same measurements on the library of git revision REV (a temporary "
+        "worktree) and print this tree's speed-up against it",
     )
     parser.add_argument("--quick", action="store_true", help="fewer steps and repeats")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -441,6 +450,7 @@ def bench_input(args):
     cpu = {k: statistics.median(t[1] for t in v) for k, v in times.items()}
     return {
         "kind": "input",
+        "backend": "jax",
         "params": params,
         "widths": widths,
         "examples": n,
@@ -543,8 +553,12 @@ def print_input(row, args):
 # ---------------------------------------------------------------- driver ----
 
 
-def run_backend(backend, argv):
+def run_backend(backend, argv, library=None):
+    """The worker's rows on ``backend``; ``library``: a checkout whose ``pvr_keras`` it
+    imports instead of this tree's (``--baseline``)."""
     env = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="2")
+    if library is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(library), env.get("PYTHONPATH", "")])
     proc = subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--worker", *argv],
         env=env,
@@ -589,6 +603,46 @@ def print_table(rows, args):
     )
 
 
+def baseline_rows(rev, backends, worker_argv):
+    """The worker's rows with the library of git revision ``rev``, checked out in a temporary
+    worktree (removed afterwards), interleaved backend by backend like this tree's."""
+    import tempfile
+
+    repo = pathlib.Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = pathlib.Path(tmp) / "baseline"
+        subprocess.run(["git", "-C", str(repo), "worktree", "add", "--detach", str(tree), rev],
+                       check=True, capture_output=True, text=True)  # fmt: skip
+        try:
+            return {b: run_backend(b, worker_argv, library=tree) for b in backends}
+        finally:
+            subprocess.run(["git", "-C", str(repo), "worktree", "remove", "--force", str(tree)],
+                           capture_output=True, text=True)  # fmt: skip
+
+
+def print_speedups(rows, base, rev):
+    """This tree against the baseline, per backend and measurement (above 1: faster now)."""
+    print(f"\nagainst the library at {rev} (the same bench; above 1: this tree is faster):")
+    for row in rows:
+        backend = row.get("backend", "jax")
+        match = [b for b in base.get(backend, []) if b.get("kind") == row.get("kind")
+                 and b.get("model") == row.get("model")]  # fmt: skip
+        if not match:
+            print(f"  {backend:10s} {row.get('model') or row.get('kind')}: not in the baseline")
+            continue
+        old = match[0]
+        if row.get("kind") == "execution":
+            print(f"  {backend:10s} loop, 1 step per call {old['ms']['1'] / row['ms']['1']:.2f}x, "
+                  f"32 per call {old['ms']['32'] / row['ms']['32']:.2f}x")  # fmt: skip
+        elif row.get("kind") == "input":
+            ratio = row["rate"]["device"] / old["rate"]["device"]
+            print(f"  {backend:10s} device input {ratio:.2f}x examples/s")
+        else:
+            print(f"  {backend:10s} {row['model']:7s} fit step "
+                  f"{old['keras_ms'] / row['keras_ms']:.2f}x, hand-written step "
+                  f"{old['hand_ms'] / row['hand_ms']:.2f}x")  # fmt: skip
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
@@ -596,8 +650,19 @@ def main(argv=None):
         worker(args)
         return
     worker_argv = [a for a in argv if a != "--worker"]
+    if args.baseline:  # the workers measure; only this process compares
+        kept, skip = [], False
+        for a in worker_argv:
+            if skip or a.startswith("--baseline="):
+                skip = False
+                continue
+            skip = a == "--baseline"
+            if not skip:
+                kept.append(a)
+        worker_argv = kept
     rows = []
     start = time.perf_counter()
+    base = baseline_rows(args.baseline, args.backends, worker_argv) if args.baseline else {}
     for backend in args.backends:
         rows += run_backend(backend, worker_argv)
     steps = [r for r in rows if r.get("kind") not in ("input", "execution")]
@@ -608,6 +673,8 @@ def main(argv=None):
             print_input(row, args)
         if row.get("kind") == "execution":
             print_execution(row)
+    if args.baseline:
+        print_speedups(rows, base, args.baseline)
     print(f"total wall time {time.perf_counter() - start:.0f} s")
 
 
