@@ -52,8 +52,9 @@ def _holdout_tool():
     return module
 
 
-def _copy(source, target, results):
-    """Copies one file; in a JSON file, the absolute path of ``results`` becomes RESULTS."""
+def _copy(source, target, results, folder=None):
+    """Copies one file; in a JSON file, the absolute path of ``results`` becomes RESULTS (and
+    that of ``folder``, a study folder, ``RESULTS/<its name>``)."""
     target = pathlib.Path(target)
     if target.is_dir():
         target = target / pathlib.Path(source).name
@@ -63,6 +64,8 @@ def _copy(source, target, results):
         files.write_bytes(target, pathlib.Path(source).read_bytes())
         return
     text = pathlib.Path(source).read_text()
+    if folder is not None:  # a study folder reached through a link: its real path too
+        text = text.replace(json.dumps(str(folder.resolve()))[1:-1], f"RESULTS/{folder.name}")
     files.write_text(target, text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS"))
 
 
@@ -128,7 +131,7 @@ def _boolean_study(results, dest, log):
         target.write_sweep(name, {**definition, "run_ids": ids})
         for file in (pattern.format(name) for pattern in BOOLEAN_FILES):
             if (folder / file).is_file():
-                _copy(folder / file, building / file, results)
+                _copy(folder / file, building / file, results, folder)
         written.append(f"{name} ({len(ids)} runs)")
     if not written:
         shutil.rmtree(building, ignore_errors=True)

@@ -221,10 +221,43 @@ def benchmark(study):
     return text or None
 
 
+def boolean(study):
+    """Per boolean_holdout setting (``NAME.json``) and frozen bit: the bit's influence, half
+    the MSE on the cube (mean and range over seeds), the in-distribution half MSE and the
+    distance to f with the bit frozen; a line per setting with the correlation."""
+    text = ""
+    for path in sorted(study.glob("*.json")):
+        if path.name.startswith("config_") or path.name == "sweep.json":
+            continue
+        found = json.loads(path.read_text())
+        if "bits" not in found:
+            continue
+        run = found["config"]["run"]
+        task = (f"{run.get('pointer_bits', 3)} pointer bits, window {run.get('window', 1)}, "
+                f"{run.get('aggregation', 'parity')}, {run.get('window_mode', 'cyclic')}")  # fmt: skip
+        width = f" (width x{run['width']})" if run.get("width") else ""
+        rows = [[r["bit"], _f(r["influence"], 4),
+                 f"{_f(r['half_mse_mean'], 4)} ({_f(r['half_mse_min'], 4)}-"
+                 f"{_f(r['half_mse_max'], 4)})",
+                 _f(r["in_distribution_half_mse_mean"], 4),
+                 _f(r["half_mse_to_frozen_target_mean"], 4), r["seeds"]]
+                for r in found["bits"]]  # fmt: skip
+        correlation = found["correlation"]
+        text += (
+            f"{'' if not text else chr(10)}{path.stem}: {run['model']}{width}, {task}; "
+            f"correlation {_f(correlation)}, mean |½MSE - Inf| "
+            f"{_f(found['mean_abs_difference'], 4)}\n\n"
+        )
+        text += _table(["bit", "Inf_i", "½MSE on the cube (range)", "in-distribution ½MSE",
+                        "½MSE to f with x_i = +1", "seeds"], rows)  # fmt: skip
+    return text or None
+
+
 STUDIES = {"holdout": holdout, "thresholds": thresholds, "figure7": figure7,
            "fast_slow": fast_slow, "fast_slow_main": fast_slow, "holdout_paper": holdout,
            "fast_slow_paper": fast_slow, "aggregations_quick": quick_sweep,
-           "pointer_quick": quick_sweep, "benchmark": benchmark}  # fmt: skip
+           "pointer_quick": quick_sweep, "benchmark": benchmark,
+           "boolean": boolean}  # fmt: skip
 
 
 def tables(results):
