@@ -25,7 +25,9 @@ of the run of the most influential bit) and config_NAME.json, plus the sweep NAM
 
 Presets. ``quick``: f3 (3 pointer bits, window 3, majority, truncated windows: d = 11), the
 MLP of their code, 1,900 training examples, Adam 5e-5 at batch 64, 100 epochs, seed 0, every
-bit: about 7 minutes on a 2-core CPU. ``medium``: the same with 3 seeds (docs/results/boolean).
+bit: 11 runs of 1-6 minutes on a 2-core CPU (45 minutes in all when it shared the machine
+with four other jobs; a 20-epoch run took 16 s). ``medium``: the same with 3 seeds
+(docs/results/boolean).
 ``paper``: their code's settings, 40 seeds: d = 11 (3 pointer bits) as quick; with
 ``--pointer-bits 4`` (d = 20), 100,000 examples at batch 1024 for 80 epochs (parity) or 30
 (majority, min). Every flag of a Boolean run (``--model``, ``--width``, ``--epochs``, ...)

@@ -26,7 +26,9 @@ from pvr_keras import cli
 class Own:
     kind: str = dataclasses.field(
         default="token",
-        metadata={"help": "task kind: token, block, sequence or 'module:ATTRIBUTE' of yours"},
+        metadata={
+            "help": "task kind: token, block, sequence, boolean or 'module:ATTRIBUTE' of yours"
+        },
     )
     out: str = dataclasses.field(
         default="runs/train/{kind_name}/{model_name}_n{num_examples}_s{seed}",

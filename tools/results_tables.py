@@ -233,8 +233,10 @@ def boolean(study):
         if "bits" not in found:
             continue
         run = found["config"]["run"]
-        task = (f"{run.get('pointer_bits', 3)} pointer bits, window {run.get('window', 1)}, "
-                f"{run.get('aggregation', 'parity')}, {run.get('window_mode', 'cyclic')}")  # fmt: skip
+        task = (
+            f"{run.get('pointer_bits', 3)} pointer bits, window {run.get('window', 1)}, "
+            f"{run.get('aggregation', 'parity')}, {run.get('window_mode', 'cyclic')}"
+        )
         width = f" (width x{run['width']})" if run.get("width") else ""
         rows = [[r["bit"], _f(r["influence"], 4),
                  f"{_f(r['half_mse_mean'], 4)} ({_f(r['half_mse_min'], 4)}-"
