@@ -207,7 +207,7 @@ def build(parsed):
             )
     else:
         runs = sweeps.expand(axes, run)
-        if own.sweep == "size_window" and preset == "paper":
+        if own.sweep == "size_window" and preset == "paper" and not axes_given:
             massive = {**axes, "model": ("mlp", "mixer"), "num_examples": MASSIVE_SIZES}
             runs += sweeps.expand(massive, run)
     if preset == "medium":

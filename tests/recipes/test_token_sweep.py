@@ -47,6 +47,11 @@ def test_paper_grids(recipe):
                for r in runs)  # fmt: skip
     assert figure["panels"] == ["model"] and figure["x"] == "num_examples"
 
+    # Axes given on the command line: their grid only, without Figure 11's extra sizes.
+    runs, _ = _build(recipe, "--preset", "paper", "--sweep", "size_window", "--models", "mixer",
+                     "--windows", "4", "--sizes", "500000", "5000000", "--seeds", "0")  # fmt: skip
+    assert sorted(r.num_examples for r in runs) == [500_000, 5_000_000]
+
     runs, _ = _build(recipe, "--preset", "paper", "--sweep", "aggregations")
     assert {r.aggregation for r in runs} == {"mod_sum", "median", "maj_vote", "min", "max"}
     runs, figure = _build(recipe, "--preset", "paper", "--sweep", "pointer")
