@@ -104,7 +104,11 @@ def bf16_peak(kind, override):
 
 
 def _fit_rate(model, recipe, n, inputs):
-    model = training.compile_model(model, recipe, n)
+    from pvr_keras.training.loop import resolve_steps_per_execution
+
+    # As the library's runs train: several steps per compiled call (the default).
+    per_call = resolve_steps_per_execution(None, recipe.steps_per_epoch(n))
+    model = training.compile_model(model, recipe, n, steps_per_execution=per_call)
     timer = _EpochTimer()
     if isinstance(inputs, tuple):
         model.fit(*inputs, batch_size=recipe.batch_size, epochs=2, verbose=0, callbacks=[timer])
