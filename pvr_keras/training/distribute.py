@@ -71,6 +71,14 @@ class Placement:
     def is_chief(self):
         return self.process_index == 0
 
+    @property
+    def max_steps_per_execution(self):
+        """The most training steps one compiled call may take on this engine (None: no
+        limit): 1 under tf.distribute, where Keras's multi-step loop on a distributed
+        dataset fails to build (TF 2.21, Keras 3.15: "has_next" in the while loop's
+        condition)."""
+        return 1 if self.engine in (MIRRORED, MULTI_WORKER) else None
+
     def scope(self):
         """Context to build, compile, restore and fit the model in."""
         if self.strategy is None:

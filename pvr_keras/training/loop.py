@@ -152,9 +152,10 @@ def within_half(y_true, y_pred):
 STEPS_PER_EXECUTION = 32
 
 
-def resolve_steps_per_execution(asked, steps_per_epoch):
+def resolve_steps_per_execution(asked, steps_per_epoch, limit=None):
     """The steps per compiled call of a run: the largest divisor of the epoch's steps up to
-    ``asked`` (a run's ``system.steps_per_execution``, else ``STEPS_PER_EXECUTION``).
+    ``asked`` (a run's ``system.steps_per_execution``, else ``STEPS_PER_EXECUTION``) and up
+    to ``limit`` (the engine's ``Placement.max_steps_per_execution``; None: no limit).
 
     A divisor, because Keras runs whole calls on an endless stream: 8 steps per call on a
     20-step epoch would train 24 steps in it. So every epoch trains exactly its steps (and
@@ -164,7 +165,8 @@ def resolve_steps_per_execution(asked, steps_per_epoch):
         asked = STEPS_PER_EXECUTION
     if isinstance(asked, bool) or not isinstance(asked, int) or asked < 1:
         raise ValueError(f"steps_per_execution must be a positive integer; received {asked!r}")
-    return max(k for k in range(1, min(asked, steps_per_epoch) + 1) if steps_per_epoch % k == 0)
+    cap = min(asked, steps_per_epoch, limit or asked)
+    return max(k for k in range(1, cap + 1) if steps_per_epoch % k == 0)
 
 
 def compile_model(model, recipe, num_examples, metric="accuracy", steps_per_execution=1):
@@ -256,12 +258,9 @@ def train(
         raise ValueError(f"give devices or distribution, not both; received devices={devices}")
     data = distribution.distribute_data(data)
     per_call = resolve_steps_per_execution(
-        steps_per_execution, recipe.steps_per_epoch(data.num_examples)
-    )
-    if distribution.engine in (distribute.MIRRORED, distribute.MULTI_WORKER):
-        # Keras's multi-step loop on a tf.distribute dataset fails to build (TF 2.21, Keras
-        # 3.15: "has_next" in the while loop's condition); one step per call there.
-        per_call = 1
+        steps_per_execution, recipe.steps_per_epoch(data.num_examples),
+        limit=distribution.max_steps_per_execution,
+    )  # fmt: skip
     options = _Options(recipe, config, seed, verbose, keep_checkpoint, title, save_model,
                        list(callbacks or []), dict(extra or {}), per_call)  # fmt: skip
     run = _Run(distribution.run_dir(out_dir), data, options)

@@ -10,6 +10,7 @@ import pytest
 
 from pvr_keras import models, training
 from pvr_keras.tasks import TokenTask
+from pvr_keras.training import distribute
 from pvr_keras.training.inputs import default_input, train_data
 from pvr_keras.training.loop import resolve_steps_per_execution
 
@@ -98,5 +99,10 @@ def test_the_default_is_up_to_32_steps_dividing_the_epoch():
     assert resolve_steps_per_execution(None, 5) == 5
     assert resolve_steps_per_execution(None, 293) == 1  # a prime number of steps
     assert resolve_steps_per_execution(8, 20) == 5
+    # An engine's limit (tf.distribute: 1 step per call) caps what was asked.
+    assert resolve_steps_per_execution(None, 1024, limit=1) == 1
+    assert resolve_steps_per_execution(32, 1000, limit=10) == 10
+    assert distribute.Placement(distribute.MIRRORED, ("cpu:0",)).max_steps_per_execution == 1
+    assert distribute.Placement(distribute.SINGLE, ("cpu:0",)).max_steps_per_execution is None
     with pytest.raises(ValueError, match="steps_per_execution must be a positive integer"):
         resolve_steps_per_execution(0, 10)
