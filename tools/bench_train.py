@@ -470,8 +470,6 @@ def bench_execution(args):
     input on JAX, tf.data on TensorFlow) on the /``--mlp-divisor`` MLP at batch 128, one and
     32 steps per compiled call, 256 steps an epoch; medians of ``--repeats`` fits of
     ``--input-epochs`` epochs after one warm-up epoch on the same stream."""
-    import dataclasses
-
     import keras
 
     from pvr_keras import models
@@ -649,17 +647,7 @@ def main(argv=None):
     if args.worker:
         worker(args)
         return
-    worker_argv = [a for a in argv if a != "--worker"]
-    if args.baseline:  # the workers measure; only this process compares
-        kept, skip = [], False
-        for a in worker_argv:
-            if skip or a.startswith("--baseline="):
-                skip = False
-                continue
-            skip = a == "--baseline"
-            if not skip:
-                kept.append(a)
-        worker_argv = kept
+    worker_argv = [a for a in argv if a != "--worker"]  # a worker ignores --baseline
     rows = []
     start = time.perf_counter()
     base = baseline_rows(args.baseline, args.backends, worker_argv) if args.baseline else {}
