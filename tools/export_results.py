@@ -26,6 +26,7 @@ replaces what it wrote. Paths under RESULTS in the copied JSON files are written
 """
 
 import argparse
+import contextlib
 import json
 import pathlib
 import shutil
@@ -69,6 +70,22 @@ def _copy(source, target, results, folder=None):
     files.write_text(target, text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS"))
 
 
+@contextlib.contextmanager
+def _swapped_in(dest):
+    """Yields a folder beside ``dest`` to write a study into; on success it replaces ``dest``
+    whole, so a failure part-way (a figure that does not draw) leaves the study as it was,
+    not half deleted."""
+    building = dest.with_name(f".{dest.name}.building")
+    shutil.rmtree(building, ignore_errors=True)
+    try:
+        yield building
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    shutil.rmtree(dest, ignore_errors=True)
+    building.rename(dest)
+
+
 def _token_study(results, name, dest, log):
     from pvr_keras.sweeps import ResultsDir, make_figures
 
@@ -83,20 +100,15 @@ def _token_study(results, name, dest, log):
     if not lines:
         log(f"{name}: started in {token}, no run finished yet, skipped")
         return None
-    # Written beside the study and swapped in whole: a failure part-way (a figure that does
-    # not draw) leaves the study as it was, not half deleted.
-    building = dest.with_name(f".{dest.name}.building")
-    shutil.rmtree(building, ignore_errors=True)
-    target = ResultsDir(building, create=True)
-    for line in lines:
-        target.append(line)
-    target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
-    for config in token.glob(f"config_{name}.json"):
-        _copy(config, building / config.name, results)
-    if name not in FAST_SLOW:
-        make_figures(building, only=[name], log=lambda *a: None)
-    shutil.rmtree(dest, ignore_errors=True)
-    building.rename(dest)
+    with _swapped_in(dest) as building:
+        target = ResultsDir(building, create=True)
+        for line in lines:
+            target.append(line)
+        target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
+        for config in token.glob(f"config_{name}.json"):
+            _copy(config, building / config.name, results)
+        if name not in FAST_SLOW:
+            make_figures(building, only=[name], log=lambda *a: None)
     drawn = " and drawn" if name not in FAST_SLOW else ""
     log(f"{name}: {len(lines)} of {len(wanted)} runs recorded{drawn} -> {dest}")
     return {r["id"] for r in lines}
@@ -115,30 +127,28 @@ def _boolean_study(results, dest, log):
         return
     source = ResultsDir(folder)
     lines = {r["id"]: r for r in source.read()[0]}
-    building = dest.with_name(f".{dest.name}.building")
-    shutil.rmtree(building, ignore_errors=True)
-    target = ResultsDir(building, create=True)
-    kept, written = set(), []
+    settings = {}
     for name, definition in sorted(source.read_sweeps().items()):
-        if not (folder / f"{name}.json").is_file():
+        if (folder / f"{name}.json").is_file():
+            settings[name] = {
+                **definition,
+                "run_ids": [i for i in definition["run_ids"] if i in lines],
+            }
+        else:
             log(f"boolean/{name}: no {name}.json yet (not finished), skipped")
-            continue
-        ids = [i for i in definition["run_ids"] if i in lines]
-        for run_id in ids:
-            if run_id not in kept:
-                target.append(lines[run_id])
-                kept.add(run_id)
-        target.write_sweep(name, {**definition, "run_ids": ids})
-        for file in (pattern.format(name) for pattern in BOOLEAN_FILES):
-            if (folder / file).is_file():
-                _copy(folder / file, building / file, results, folder)
-        written.append(f"{name} ({len(ids)} runs)")
-    if not written:
-        shutil.rmtree(building, ignore_errors=True)
+    if not settings:
         return
-    shutil.rmtree(dest, ignore_errors=True)
-    building.rename(dest)
-    log(f"boolean: {', '.join(written)} -> {dest}")
+    with _swapped_in(dest) as building:
+        target = ResultsDir(building, create=True)
+        for run_id in dict.fromkeys(i for s in settings.values() for i in s["run_ids"]):
+            target.append(lines[run_id])  # once, though settings share runs
+        for name, definition in settings.items():
+            target.write_sweep(name, definition)
+            for file in (pattern.format(name) for pattern in BOOLEAN_FILES):
+                if (folder / file).is_file():
+                    _copy(folder / file, building / file, results, folder)
+    written = ", ".join(f"{name} ({len(s['run_ids'])} runs)" for name, s in settings.items())
+    log(f"boolean: {written} -> {dest}")
 
 
 def export(results, dest, log=print):
