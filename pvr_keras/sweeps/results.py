@@ -252,6 +252,37 @@ class ResultsDir:
                 write_text(path, json.dumps({**definition, "run_ids": ids}, indent=1) + "\n")
         return len(before), len(ids)
 
+    def merge(self, other):
+        """Takes in another results directory's records and sweep definitions: a study
+        exported elsewhere (``docs/results/<study>``, written by tools/export_results.py)
+        taken up here, so that its finished runs are not trained again and a later export
+        keeps them. A record whose id is here already is left as it is; each sweep's run ids
+        become the union (``write_sweep``). Run folders (models, checkpoints) are not copied.
+
+        Args:
+            other: a ``ResultsDir`` or the path of one.
+
+        Returns:
+            ``(added, names)``: how many records were added, and the merged sweeps' names.
+
+        Raises:
+            ValueError: ``other`` is this directory, or holds lines that are not whole records.
+        """
+        other = other if isinstance(other, ResultsDir) else ResultsDir(other)
+        if other.path.resolve() == self.path.resolve():
+            raise ValueError(f"cannot merge {self.path} into itself")
+        records, problems = other.read()
+        if problems:
+            raise ValueError(
+                f"{other.results} has {len(problems)} bad line(s), first: {problems[0]}; "
+                f"repair it first (ResultsDir.repair)"
+            )
+        added = sum(self.append(record) for record in records)
+        definitions = other.read_sweeps()
+        for name, definition in definitions.items():
+            self.write_sweep(name, definition)
+        return added, sorted(definitions)
+
     def read_sweeps(self):
         """``{name: definition}`` of the sweeps stored here."""
         if not self.sweeps.is_dir():

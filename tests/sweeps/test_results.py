@@ -124,3 +124,37 @@ def test_a_record_must_be_one_line(tmp_path):
     results = ResultsDir(tmp_path, create=True)
     assert results.append({"id": "a", "text": "two\nlines"})  # escaped by JSON: one line
     assert results.read()[0][0]["text"] == "two\nlines"
+
+
+def test_merge_takes_in_an_exported_study_without_touching_what_is_here(tmp_path):
+    study = ResultsDir(tmp_path / "docs" / "study", create=True)
+    for i in (1, 2):
+        study.append(_line(i))
+    study.write_sweep("s", {"name": "s", "run_ids": ["run1", "run2"], "figure": None})
+    here = ResultsDir(tmp_path / "here", create=True)
+    here.append(_line(2, test_accuracy=0.99))  # trained here too: this line stays
+    here.append(_line(3))
+    here.write_sweep("s", {"name": "s", "run_ids": ["run3", "run2"], "figure": None})
+    assert here.merge(study.path) == (1, ["s"])
+    records = {r["id"]: r for r in here.read()[0]}
+    assert sorted(records) == ["run1", "run2", "run3"]
+    assert records["run2"]["test_accuracy"] == 0.99 and records["run1"] == _line(1)
+    assert here.read_sweeps()["s"]["run_ids"] == ["run3", "run2", "run1"]
+    assert here.merge(study) == (0, ["s"])  # again: nothing more
+    assert len(here.read()[0]) == 3 and not here.read()[1]
+    assert not (here.path / "runs").exists()
+
+
+def test_merge_refuses_itself_and_bad_lines(tmp_path):
+    here = ResultsDir(tmp_path / "here", create=True)
+    with pytest.raises(ValueError, match="into itself"):
+        here.merge(tmp_path / "here" / ".")
+    other = ResultsDir(tmp_path / "other", create=True)
+    other.append(_line(1))
+    with open(other.results, "ab") as f:
+        f.write(b'{"id": "cut')
+    with pytest.raises(ValueError, match="1 bad line.*repair"):
+        here.merge(other)
+    assert here.read() == ([], [])
+    with pytest.raises(FileNotFoundError, match="not a sweep results directory"):
+        here.merge(tmp_path)
