@@ -9,14 +9,20 @@ tools/export_results.py copies a study's small records (``results.jsonl``, ``swe
 another one, this puts those records into the results folder a recipe writes to
 (``ResultsDir.merge``): the study's finished runs count as recorded, so the sweep skips them
 instead of training them again, and the next export keeps them beside the new ones (an export
-writes a study from the results folder alone). Records already there are left as they are, and
-so is a recipe config (``config_NAME.json``) already there; a missing one is copied.
+writes a study from the results folder alone). Records already there are left as they are.
+The study's other files (recipe configs ``config_NAME.json``, a recipe's summaries such as
+boolean_holdout's ``NAME.{json,csv,png}``) are copied where the results folder has none.
+
+    python tools/import_results.py docs/results/boolean RESULTS/boolean
 A recipe step that needs a finished run's model (fast_slow.py's CKA) still needs that run's
 folder; the message then names the missing ``model.keras``.
 """
 
 import argparse
 import pathlib
+
+# the results folder's own files (ResultsDir.merge takes in the records and sweeps)
+OWN = {"sweep.json", "results.jsonl", "results.corrupt", ".results.lock"}
 
 
 def main(argv=None):
@@ -33,9 +39,9 @@ def main(argv=None):
     target = ResultsDir(args.results, create=True)
     for study in args.studies:
         added, names = target.merge(study)
-        for config in sorted(pathlib.Path(study).glob("config_*.json")):
-            if not (target.path / config.name).exists():
-                files.write_bytes(target.path / config.name, config.read_bytes())
+        for file in sorted(pathlib.Path(study).iterdir()):
+            if file.is_file() and file.name not in OWN and not (target.path / file.name).exists():
+                files.write_bytes(target.path / file.name, file.read_bytes())
         print(f"{study}: {added} record(s) added, sweeps {', '.join(names) or 'none'} -> "
               f"{target.path}")  # fmt: skip
 
