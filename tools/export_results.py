@@ -10,6 +10,7 @@ records; models and checkpoints are left behind. Studies:
 - ``holdout``: token_sweep ``holdout_medium`` (Figure 14, Appendix E), with
   ``holdout_analysis.{json,csv,png}`` (tools/holdout_analysis.py) for its runs;
 - ``thresholds``: token_sweep ``size_window_medium`` (Figures 9-10);
+- ``figure11``: token_sweep ``size_window_paper`` (tools/figure11_reduced.sh, or the paper grid);
 - ``fast_slow``: fast_slow medium (Figures 12-13 in Appendix E's setting) and
   ``fast_slow_main``: fast_slow medium_main (Figure 12's own setting): ``NAME.{json,csv}``,
   ``NAME_learning_curves.png``, ``NAME_cka.png``;
@@ -37,7 +38,8 @@ FAST_SLOW = ("fast_slow", "fast_slow_main", "fast_slow_paper")
 # sweep name in RESULTS/token -> study folder
 TOKEN_STUDIES = {"holdout_medium": "holdout", "size_window_medium": "thresholds",
                  "holdout_paper": "holdout_paper", "aggregations": "aggregations_quick",
-                 "pointer": "pointer_quick", **{name: name for name in FAST_SLOW}}  # fmt: skip
+                 "pointer": "pointer_quick", "size_window_paper": "figure11",
+                 **{name: name for name in FAST_SLOW}}  # fmt: skip
 FAST_SLOW_FILES = ("{}.json", "{}.csv", "{}_learning_curves.png", "{}_cka.png")
 RUN_FILES = ("record.json", "history.csv", "learning_curve.png")
 

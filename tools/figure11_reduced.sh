@@ -9,7 +9,10 @@
 # Mixer alone ~32 h: 2 x 97,660 steps of ~0.6 s); each line can run on its own machine.
 #
 #   bash tools/figure11_reduced.sh [RESULTS]        # default runs/figure11_reduced
-#   python tools/make_figures.py RESULTS             # Figure 11's panels from the records
+#   python tools/make_figures.py RESULTS/token       # Figure 11's panels from the records
+#   python tools/export_results.py RESULTS docs/results   # the records -> figure11/
+# On another machine, take the committed records in first so finished runs are skipped:
+#   python tools/import_results.py docs/results/figure11 RESULTS/token
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${1:-runs/figure11_reduced}
@@ -17,7 +20,7 @@ PY=${PYTHON:-python}
 sweep() {
   echo "=== $(date -u +%FT%TZ) $*"
   "$PY" recipes/token_sweep.py --sweep size_window --preset paper --backend jax --seeds 0 \
-    --test-examples 10000 --epochs 20 --warmup-epochs 2 --out "$RESULTS" "$@"
+    --test-examples 10000 --epochs 20 --warmup-epochs 2 --out "$RESULTS/token" "$@"
 }
 # --min-steps: 20 epochs of the threshold size at batch 1024, for both sizes of the window;
 # window 1 gets window 2's budget, because 100 steps left the Mixer unfitted on 5,000 examples

@@ -114,3 +114,25 @@ def test_committed_studies_go_back_into_a_results_folder_and_export_the_same(tmp
     with pytest.raises(SystemExit):
         importer.main([str(committed), str(token)])  # not a study folder
     assert "not an exported study" in capsys.readouterr().err
+
+
+def test_the_paper_size_window_sweep_exports_as_figure11(tmp_path):
+    """tools/figure11_reduced.sh's sweep (size_window_paper in RESULTS/token) is a study of
+    its own, drawn, and goes back in for a later machine."""
+    from pvr_keras.sweeps import ResultsDir
+
+    thresholds = ResultsDir(REPO / "docs" / "results" / "thresholds")
+    lines = [r for r in thresholds.read()[0] if r["model"] == "mixer"][:2]
+    definition = thresholds.read_sweeps()["size_window_medium"]
+    token = ResultsDir(tmp_path / "results" / "token", create=True)
+    for line in lines:
+        token.append({**line, "sweep": "size_window_paper"})
+    ids = [r["id"] for r in lines]
+    token.write_sweep("size_window_paper", {**definition, "name": "size_window_paper",
+                                            "run_ids": [*ids, "still-running"]})  # fmt: skip
+    exporter = _load(REPO / "tools" / "export_results.py", "export_results_tool")
+    exporter.main([str(tmp_path / "results"), str(tmp_path / "docs")])
+    study = ResultsDir(tmp_path / "docs" / "figure11")
+    assert [r["id"] for r in study.read()[0]] == ids
+    assert study.read_sweeps()["size_window_paper"]["run_ids"] == ids
+    assert (study.path / "figures" / "size_window_paper_test_accuracy.png").stat().st_size > 5000
