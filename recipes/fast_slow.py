@@ -15,7 +15,9 @@ CKA(fast1, slow). The paper finds the first higher. For mod_sum it also stores w
 frequencies each seed's features use (``analysis.label_frequencies``): seeds that place the
 labels on circles of different frequencies have CKA near 0 however well both generalise. When
 the seeds give no slow learner (or fewer than two fast ones), it says so and computes only what
-exists.
+exists. CKA needs every seed's model in ``--out``: where some runs are only records (taken in
+from a committed study with tools/import_results.py), they are not trained again, and the
+labels, curves and tables are written with a note that CKA is left out.
 
 Writes into ``--out``, named by ``--name`` (default ``fast_slow``): NAME.json (rule, every
 seed's fit epoch, speed and final accuracies, the picks, CKA plain and debiased, and per hidden
@@ -215,9 +217,36 @@ def analyse(own, runs, lines):
         return summary
     if fast2 is None:
         summary["notes"].append("only one fast learner: CKA(fast1, fast2) not computed")
+    absent = [int(r.name) for r in learners if not _model_path(own, runs, r.name).is_file()]
+    if absent:
+        summary["notes"].append(
+            f"CKA not computed: the models of seeds {absent} are not in {own.out}/runs (trained "
+            f"without saving them, or records taken in with tools/import_results.py); run the "
+            f"recipe where all {len(learners)} models are"
+        )
+        return summary
     reference = slow or fast2
     summary["cka"] = _cka(own, runs, learners, fast1, fast2, slow, int(reference.name))
     return summary
+
+
+def _recorded_without_model(own, runs):
+    """Seeds recorded in ``own.out`` whose model is not there (before any work: a folder
+    that is not a results folder yet has none)."""
+    from pvr_keras import sweeps
+
+    try:
+        recorded = sweeps.ResultsDir(own.out).recorded_ids()
+    except (FileNotFoundError, ValueError):  # new, or refused later with run_sweep's message
+        return []
+    return [r.seed for r in runs
+            if r.run_id in recorded and not _model_path(own, runs, r.seed).is_file()]  # fmt: skip
+
+
+def _model_path(own, runs, seed):
+    """Where the recipe saved the model of the run of ``seed`` (a str or int)."""
+    [run] = [run for run in runs if str(run.seed) == str(seed)]
+    return pathlib.Path(own.out) / "runs" / run.run_id / "model.keras"
 
 
 def _cka(own, runs, learners, fast1, fast2, slow, reference_seed):
@@ -235,16 +264,9 @@ def _cka(own, runs, learners, fast1, fast2, slow, reference_seed):
         seed=reference_seed,
         holdout=reference.holdout,
     )
-    models = {}
+    models = {}  # each checked against its checksum
     for learner in learners:
-        run = run_of[learner.name]
-        path = pathlib.Path(own.out) / "runs" / run.run_id / "model.keras"
-        if not path.exists():
-            raise FileNotFoundError(
-                f"{path} is missing: the run was trained without saving its model. Use an "
-                f"--out folder of this recipe (it saves every model)"
-            )
-        models[learner.name] = load_run(path.parent).model  # checked against its checksum
+        models[learner.name] = load_run(_model_path(own, runs, learner.name).parent).model
     result = {
         "layer": "pre_logits",
         "examples": int(len(x)),
@@ -315,6 +337,11 @@ def main(argv=None):
     runs = runs_of(parsed.run, own)
     from pvr_keras import sweeps
 
+    absent = _recorded_without_model(own, runs)
+    if absent:
+        print(f"[{own.name}] note: seeds {absent} are recorded in {own.out} without their "
+              f"models (taken in from elsewhere?): they are not trained again, and CKA needs "
+              f"every model, so it will be left out")  # fmt: skip
     summary = cli.run_sweep(
         parsed, runs, name=own.name, figure=None,
         trainer=functools.partial(sweeps.train_run, save_model=True), grows=False,

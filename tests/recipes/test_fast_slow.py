@@ -167,6 +167,29 @@ def test_nothing_fits(recipe, trained):
     assert any("fewer than two runs" in note for note in summary["notes"])
 
 
+@pytest.mark.slow
+def test_records_without_their_models_are_analysed_without_cka(recipe, trained, tmp_path, capsys):
+    """The records taken in elsewhere (tools/import_results.py): no run is trained again, the
+    fast/slow labels, csv and figures are written, and CKA is left out with a note (it needs
+    every model), instead of failing after the training."""
+    out, first = trained
+    from pvr_keras.sweeps import ResultsDir
+
+    ResultsDir(tmp_path, create=True).merge(out)
+    (tmp_path / "config_fast_slow.json").write_bytes((out / "config_fast_slow.json").read_bytes())
+    summary = recipe.main([*TINY, "--threshold", "0.01", "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert "seeds [0, 1, 2] are recorded" in printed and "0 to run" in printed
+    assert not (tmp_path / "runs").exists()
+    assert summary["seeds"] == first["seeds"] and summary["cka"] == {}
+    assert (summary["fast1"], summary["fast2"]) == (first["fast1"], first["fast2"])
+    assert any("CKA not computed: the models of seeds [0, 1, 2]" in n for n in summary["notes"])
+    for name in ("fast_slow.json", "fast_slow.csv"):
+        assert (tmp_path / name).read_text() != ""
+    for name in ("fast_slow_learning_curves.png", "fast_slow_cka.png"):
+        assert_plot(tmp_path / name)
+
+
 def test_presets(recipe):
     paper, _ = recipe.RECIPE.parse(["--preset", "paper"])
     mixer, _ = recipe.RECIPE.parse(["--preset", "paper_mixer"])
