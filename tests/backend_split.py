@@ -6,9 +6,9 @@ a stand-in trainer, configs, tools, parameter counts (a property of the layer gr
 are listed below (folders, files or single tests); every other test is backend-dependent.
 Each backend-free test gets the ``backend_free`` marker.
 
-The README's command (``python -m pytest``) runs everything. CI runs it once per backend and
-sets ``PVR_TESTS_SKIP_BACKEND_FREE=1`` for every run after the first, which deselects the
-backend-free tests there (``-m "not backend_free"`` does the same by hand).
+The README's command (``python -m pytest``) runs everything. CI runs it once per backend (the
+two at the same time) and sets ``PVR_TESTS_SKIP_BACKEND_FREE=1`` for the JAX run, which
+deselects the backend-free tests there (``-m "not backend_free"`` does the same by hand).
 """
 
 import os
