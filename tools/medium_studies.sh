@@ -8,7 +8,8 @@
 #                  (one results directory, so runs the studies share are trained once)
 # RESULTS/figure7  block_holdout medium for ResNet18 and VGG11-BN (each with its IID run)
 # RESULTS/boolean  boolean_holdout (Abbe et al. 2022): f3 and parity windows with the MLP, one
-#                  seed per frozen bit, then 3; f3 with the 1/4-width Transformer and Mixer
+#                  seed per frozen bit, then 3; f3 with the 1/4-width Transformer (3 bits,
+#                  then 6) and Mixer
 # The two parts can run at the same time (two processes share two cores better than one).
 # Coverage first: seed 0 of the holdout study, then the threshold sweep, fast_slow (Appendix E's
 # setting, then Figure 12's), and the holdout study's remaining seeds (runs already finished
@@ -54,6 +55,8 @@ if [ "$PART" = boolean ] || [ "$PART" = all ]; then
   boolean --aggregation parity --window-mode cyclic --name quick_parity
   boolean --preset medium --name f3_mlp
   boolean --preset medium --aggregation parity --window-mode cyclic --name parity_mlp
+  # bits 0 3 7 first (a pointer bit and two value bits; the 6-bit setting reuses their runs)
+  boolean --model bits_transformer --width 0.25 --bits 0 3 7 --name f3_transformer_3bits
   boolean --model bits_transformer --width 0.25 --bits 0 1 2 3 7 10 --name f3_transformer
   boolean --model bits_mixer --width 0.25 --bits 0 1 2 3 7 10 --name f3_mixer
 fi
