@@ -6,14 +6,22 @@ a stand-in trainer, configs, tools, parameter counts (a property of the layer gr
 are listed below (folders, files or single tests); every other test is backend-dependent.
 Each backend-free test gets the ``backend_free`` marker.
 
+A test is *backend-agnostic* (``ANY_BACKEND``) when it runs Keras but what it checks does not
+depend on which backend runs it: a sweep's records across a killed process, a shell tool's
+summary table, a model found by reference. CI runs those under one backend (JAX, where the
+device input adds to what they cover).
+
 The README's command (``python -m pytest``) runs everything. CI runs it once per backend (the
-two at the same time) and sets ``PVR_TESTS_SKIP_BACKEND_FREE=1`` for the JAX run, which
-deselects the backend-free tests there (``-m "not backend_free"`` does the same by hand).
+two at the same time): ``PVR_TESTS_SKIP_BACKEND_FREE=1`` for the JAX run deselects the
+backend-free tests there (``-m "not backend_free"`` does the same by hand), and
+``PVR_TESTS_SKIP_ANY_BACKEND=1`` for the TensorFlow run the backend-agnostic ones
+(``-m "not any_backend"``).
 """
 
 import os
 
 SKIP_ENV = "PVR_TESTS_SKIP_BACKEND_FREE"
+SKIP_ANY_ENV = "PVR_TESTS_SKIP_ANY_BACKEND"
 
 BACKEND_FREE = (
     "tests/tasks/",
@@ -38,6 +46,7 @@ BACKEND_FREE = (
     "tests/models/test_resnet.py::test_trainable_parameter_count_matches_torchvision",
     "tests/models/test_vgg.py::test_trainable_parameter_count_matches_torchvision",
     "tests/models/test_mlp.py::test_parameter_counts_match_paper",
+    "tests/models/test_get.py::test_registered_parameter_counts_are_the_models",
     "tests/models/test_mixer.py::test_parameter_count_matches_paper",
     "tests/models/test_transformer.py::test_parameter_count_matches_paper",
 )
@@ -51,6 +60,16 @@ BACKEND_DEPENDENT = (
     "tests/data/test_block.py::test_feeds_a_keras_model",
     "tests/sweeps/test_run_data.py::test_the_model_fields_reach_the_model",
     "tests/test_identity.py::test_a_legacy_run_folder_resumes_after_migrating",
+)
+
+# Running Keras, checking something no backend changes: CI runs them under JAX only.
+ANY_BACKEND = (
+    # tools/gpu_check.sh's mechanics and table; under JAX it covers both inputs.
+    "tests/test_gpu_check.py::test_gpu_check_runs_in_smoke_mode_and_prints_one_summary_table",
+    # A sweep process killed after its first record: what the files hold after the rerun.
+    "tests/recipes/test_token_sweep.py::test_sigkill_then_rerun_completes_without_duplicates",
+    # Model references through every recipe (the registry, run folders, safe_mode reloads).
+    "tests/test_extending.py::test_a_model_of_your_own_through_every_recipe",
 )
 
 
@@ -75,10 +94,21 @@ def is_backend_free(nodeid):
     return _matches(nodeid, BACKEND_FREE) and not _matches(nodeid, BACKEND_DEPENDENT)
 
 
+def is_any_backend(nodeid):
+    """Whether the test with pytest node id ``nodeid`` is backend-agnostic (runs Keras, but
+    checks nothing a backend changes)."""
+    return _matches(nodeid, ANY_BACKEND)
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "backend_free: runs no Keras backend code (tests/backend_split.py); CI runs it once",
+    )
+    config.addinivalue_line(
+        "markers",
+        "any_backend: runs Keras, checks nothing a backend changes (tests/backend_split.py); "
+        "CI runs it under JAX only",
     )
 
 
@@ -90,6 +120,11 @@ def pytest_collection_modifyitems(config, items):
         if is_backend_free(item.nodeid):
             item.add_marker(pytest.mark.backend_free)
             if os.environ.get(SKIP_ENV) == "1":
+                skipped.append(item)
+                continue
+        if is_any_backend(item.nodeid):
+            item.add_marker(pytest.mark.any_backend)
+            if os.environ.get(SKIP_ANY_ENV) == "1":
                 skipped.append(item)
                 continue
         kept.append(item)

@@ -6,7 +6,15 @@ import pathlib
 import subprocess
 import sys
 
-from tests.backend_split import BACKEND_DEPENDENT, BACKEND_FREE, SKIP_ENV, is_backend_free
+from tests.backend_split import (
+    ANY_BACKEND,
+    BACKEND_DEPENDENT,
+    BACKEND_FREE,
+    SKIP_ANY_ENV,
+    SKIP_ENV,
+    is_any_backend,
+    is_backend_free,
+)
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 
@@ -19,7 +27,7 @@ def _tests_of(path):
 
 
 def test_every_entry_names_a_folder_file_or_test():
-    for entry in BACKEND_FREE + BACKEND_DEPENDENT:
+    for entry in BACKEND_FREE + BACKEND_DEPENDENT + ANY_BACKEND:
         path, _, name = entry.partition("::")
         assert (REPO / path).exists(), entry
         if name:
@@ -60,10 +68,21 @@ def test_matching():
     assert is_backend_free("tests/data/test_block.py::test_jitter_is_uniform")
     assert not is_backend_free("tests/data/test_fit_order.py::test_block_stream_through_fit")
     assert not is_backend_free("tests/test_configx.py::test_a")  # a file, not a prefix
+    assert is_any_backend(
+        "tests/recipes/test_token_sweep.py::test_sigkill_then_rerun_completes_without_duplicates"
+    )
+    assert not is_any_backend("tests/recipes/test_token_pvr.py::test_sigkill_and_resume")
 
 
-def test_the_variable_deselects_the_backend_free_tests():
-    files = ["tests/test_cli.py", "tests/models/test_vgg.py"]
+def test_a_backend_agnostic_test_is_not_backend_free():
+    """The two lists are disjoint: otherwise CI's two variables together would skip a test in
+    both runs."""
+    for entry in ANY_BACKEND:
+        assert not is_backend_free(entry), entry
+
+
+def test_the_variables_deselect_the_backend_free_and_agnostic_tests():
+    files = ["tests/test_cli.py", "tests/models/test_vgg.py", "tests/test_gpu_check.py"]
 
     def collected(**env):
         done = subprocess.run(
@@ -78,7 +97,10 @@ def test_the_variable_deselects_the_backend_free_tests():
                 *files,
             ],
             cwd=REPO,
-            env={**{k: v for k, v in os.environ.items() if k != SKIP_ENV}, **env},
+            env={
+                **{k: v for k, v in os.environ.items() if k not in (SKIP_ENV, SKIP_ANY_ENV)},
+                **env,
+            },
             capture_output=True,
             text=True,
         )
@@ -90,3 +112,9 @@ def test_the_variable_deselects_the_backend_free_tests():
     assert once == {t for t in everything if not is_backend_free(t)}
     assert not any(t.startswith("tests/test_cli.py") for t in once)
     assert "tests/models/test_vgg.py::test_vgg11_bn_model" in once
+    gpu_check = [t for t in everything if t.startswith("tests/test_gpu_check.py")]
+    assert gpu_check and set(gpu_check) <= once
+    not_agnostic = collected(**{SKIP_ANY_ENV: "1"})
+    assert not_agnostic == {t for t in everything if not is_any_backend(t)}
+    assert not set(gpu_check) & not_agnostic
+    assert any(t.startswith("tests/test_cli.py") for t in not_agnostic)
