@@ -100,16 +100,17 @@ def is_any_backend(nodeid):
     return _matches(nodeid, ANY_BACKEND)
 
 
+# (marker, which tests carry it, the variable that deselects them, the marker's description)
+CATEGORIES = (
+    ("backend_free", is_backend_free, SKIP_ENV, "runs no Keras backend code; CI runs it once"),
+    ("any_backend", is_any_backend, SKIP_ANY_ENV,
+     "runs Keras, checks nothing a backend changes; CI runs it under JAX only"),
+)  # fmt: skip
+
+
 def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "backend_free: runs no Keras backend code (tests/backend_split.py); CI runs it once",
-    )
-    config.addinivalue_line(
-        "markers",
-        "any_backend: runs Keras, checks nothing a backend changes (tests/backend_split.py); "
-        "CI runs it under JAX only",
-    )
+    for marker, _, _, description in CATEGORIES:
+        config.addinivalue_line("markers", f"{marker}: {description} (tests/backend_split.py)")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -117,17 +118,12 @@ def pytest_collection_modifyitems(config, items):
 
     kept, skipped = [], []
     for item in items:
-        if is_backend_free(item.nodeid):
-            item.add_marker(pytest.mark.backend_free)
-            if os.environ.get(SKIP_ENV) == "1":
-                skipped.append(item)
-                continue
-        if is_any_backend(item.nodeid):
-            item.add_marker(pytest.mark.any_backend)
-            if os.environ.get(SKIP_ANY_ENV) == "1":
-                skipped.append(item)
-                continue
-        kept.append(item)
+        skip = False
+        for marker, belongs, variable, _ in CATEGORIES:
+            if belongs(item.nodeid):
+                item.add_marker(getattr(pytest.mark, marker))
+                skip = skip or os.environ.get(variable) == "1"
+        (skipped if skip else kept).append(item)
     if skipped:
         config.hook.pytest_deselected(items=skipped)
         items[:] = kept
