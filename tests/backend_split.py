@@ -8,8 +8,8 @@ Each backend-free test gets the ``backend_free`` marker.
 
 A test is *backend-agnostic* (``ANY_BACKEND``) when it runs Keras but what it checks does not
 depend on which backend runs it: a sweep's records across a killed process, a shell tool's
-summary table, a model found by reference. CI runs those under one backend (JAX, where the
-device input adds to what they cover).
+summary table, a model or task kind found by reference, a tuner's oracle. CI runs those
+under one backend (JAX, where the device input adds to what they cover).
 
 The README's command (``python -m pytest``) runs everything. CI runs it once per backend (the
 two at the same time): ``PVR_TESTS_SKIP_BACKEND_FREE=1`` for the JAX run deselects the
@@ -70,6 +70,11 @@ ANY_BACKEND = (
     "tests/recipes/test_token_sweep.py::test_sigkill_then_rerun_completes_without_duplicates",
     # Model references through every recipe (the registry, run folders, safe_mode reloads).
     "tests/test_extending.py::test_a_model_of_your_own_through_every_recipe",
+    # A task kind by reference through a sweep and train.py (the kind registry, its records).
+    "tests/test_extending.py::test_a_task_kind_of_your_own",
+    # Which keras-tuner oracle picks the trials (the trials' training is covered on both
+    # backends by test_random_search_end_to_end_then_resume).
+    "tests/recipes/test_tune.py::test_other_tuners",
 )
 
 
