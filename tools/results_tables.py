@@ -257,6 +257,7 @@ def boolean(study):
 
 STUDIES = {"holdout": holdout, "thresholds": thresholds, "figure7": figure7,
            "fast_slow": fast_slow, "fast_slow_main": fast_slow, "holdout_paper": holdout,
+           "figure11": thresholds,
            "fast_slow_paper": fast_slow, "aggregations_quick": quick_sweep,
            "pointer_quick": quick_sweep, "benchmark": benchmark,
            "boolean": boolean}  # fmt: skip
