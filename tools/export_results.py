@@ -21,9 +21,13 @@ records; models and checkpoints are left behind. Studies:
   ``NAME.{json,csv,png}`` (per bit and seed: influence, errors, learned coefficients; the
   per-epoch ``fourier.json`` of each run stays behind).
 
-A study not run yet (or with no finished run) is skipped with a note; running it again
-replaces what it wrote. Paths under RESULTS in the copied JSON files are written as
-``RESULTS/...``, so that the records do not carry the folder of the machine that ran them.
+A study not run yet (or with no finished run) is skipped with a note. Exporting again adds
+what is new and keeps what is committed: a study folder keeps its manifest, a run already in
+it keeps its line (a run trained again under the same id, which ends with other wall times,
+does not replace it; the export says so), and a JSON file whose content is unchanged keeps its
+bytes, so a second export of the same records changes no byte. Delete a study's folder to
+export it afresh. Paths under RESULTS in the copied JSON files are written as ``RESULTS/...``,
+so that the records do not carry the folder of the machine that ran them.
 """
 
 import argparse
@@ -55,9 +59,11 @@ def _holdout_tool():
     return module
 
 
-def _copy(source, target, results, folder=None):
+def _copy(source, target, results, folder=None, committed=None):
     """Copies one file; in a JSON file, the absolute path of ``results`` becomes RESULTS (and
-    that of ``folder``, a study folder, ``RESULTS/<its name>``)."""
+    that of ``folder``, a study folder, ``RESULTS/<its name>``). A JSON file equal in content
+    to ``committed`` (its previous export; default ``target`` itself) is written with the
+    committed bytes, so that a rewrite in another key order is not a change."""
     target = pathlib.Path(target)
     if target.is_dir():
         target = target / pathlib.Path(source).name
@@ -69,7 +75,50 @@ def _copy(source, target, results, folder=None):
     text = pathlib.Path(source).read_text()
     if folder is not None:  # a study folder reached through a link: its real path too
         text = text.replace(json.dumps(str(folder.resolve()))[1:-1], f"RESULTS/{folder.name}")
-    files.write_text(target, text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS"))
+    text = text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS")
+    committed = pathlib.Path(committed) if committed is not None else target
+    if committed.is_file() and _same_json(committed.read_text(), text):
+        if committed != target:
+            files.write_bytes(target, committed.read_bytes())
+        return
+    files.write_text(target, text)
+
+
+def _same_json(a, b):
+    try:
+        return json.loads(a) == json.loads(b)
+    except json.JSONDecodeError:
+        return False
+
+
+def _start(building, dest):
+    """A results directory in ``building`` with the manifest of ``dest`` (the study as
+    committed) when it has one, so that its ``created`` stamp does not change."""
+    from pvr_keras.sweeps import ResultsDir
+    from pvr_keras.sweeps.results import MANIFEST
+
+    if (dest / MANIFEST).is_file():
+        building.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(dest / MANIFEST, building / MANIFEST)
+    return ResultsDir(building, create=True)
+
+
+def _with_committed(lines, wanted, dest, name, log):
+    """``lines`` (records of this export) merged with the study's committed records: those of
+    the runs in ``wanted`` (every committed run if None) first, as committed and in their
+    order (also when the results folder lacks them), then the new ones."""
+    from pvr_keras.sweeps import ResultsDir
+    from pvr_keras.sweeps.results import MANIFEST
+
+    if not (dest / MANIFEST).is_file():
+        return list(lines)
+    committed = [r for r in ResultsDir(dest).read()[0] if wanted is None or r["id"] in wanted]
+    kept = {r["id"]: r for r in committed}
+    differ = [r["id"] for r in lines if r["id"] in kept and r != kept[r["id"]]]
+    if differ:
+        log(f"{name}: {len(differ)} run(s) already in {dest} keep their committed line, not "
+            f"this results folder's (trained again?): {', '.join(differ)}")  # fmt: skip
+    return committed + [r for r in lines if r["id"] not in kept]
 
 
 @contextlib.contextmanager
@@ -102,13 +151,18 @@ def _token_study(results, name, dest, log):
     if not lines:
         log(f"{name}: started in {token}, no run finished yet, skipped")
         return None
+    lines = _with_committed(lines, wanted, dest, name, log)
     with _swapped_in(dest) as building:
-        target = ResultsDir(building, create=True)
+        target = _start(building, dest)
         for line in lines:
             target.append(line)
         target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
         for config in token.glob(f"config_{name}.json"):
-            _copy(config, building / config.name, results)
+            _copy(config, building / config.name, results, committed=dest / config.name)
+        if name in FAST_SLOW:
+            for file in (pattern.format(name) for pattern in FAST_SLOW_FILES):
+                if (token / file).is_file():
+                    _copy(token / file, building / file, results, committed=dest / file)
         if name not in FAST_SLOW:
             make_figures(building, only=[name], log=lambda *a: None)
     drawn = " and drawn" if name not in FAST_SLOW else ""
@@ -128,7 +182,7 @@ def _boolean_study(results, dest, log):
         log(f"{folder}: no Boolean study yet")
         return
     source = ResultsDir(folder)
-    lines = {r["id"]: r for r in source.read()[0]}
+    lines = {r["id"]: r for r in _with_committed(source.read()[0], None, dest, "boolean", log)}
     settings = {}
     for name, definition in sorted(source.read_sweeps().items()):
         if (folder / f"{name}.json").is_file():
@@ -141,14 +195,14 @@ def _boolean_study(results, dest, log):
     if not settings:
         return
     with _swapped_in(dest) as building:
-        target = ResultsDir(building, create=True)
+        target = _start(building, dest)
         for run_id in dict.fromkeys(i for s in settings.values() for i in s["run_ids"]):
             target.append(lines[run_id])  # once, though settings share runs
         for name, definition in settings.items():
             target.write_sweep(name, definition)
             for file in (pattern.format(name) for pattern in BOOLEAN_FILES):
                 if (folder / file).is_file():
-                    _copy(folder / file, building / file, results, folder)
+                    _copy(folder / file, building / file, results, folder, dest / file)
     written = ", ".join(f"{name} ({len(s['run_ids'])} runs)" for name, s in settings.items())
     log(f"boolean: {written} -> {dest}")
 
@@ -167,25 +221,22 @@ def export(results, dest, log=print):
                 rows = [r for r in json.loads((token / "holdout_analysis.json").read_text())
                         if r["id"] in ids]  # fmt: skip
                 _holdout_tool().write(rows, dest / study)
-            if name in FAST_SLOW:
-                for file in (pattern.format(name) for pattern in FAST_SLOW_FILES):
-                    if (token / file).is_file():
-                        _copy(token / file, dest / study / file, results)
     else:
         log(f"{token}: no token studies yet")
     for run in sorted((results / "figure7").glob("*")) if (results / "figure7").is_dir() else []:
-        target = dest / "figure7" / run.name
-        shutil.rmtree(target, ignore_errors=True)
-        target.mkdir(parents=True)
-        for file in ("logits.json", "logits.csv", "logits.png", "config.json"):
-            if (run / file).is_file():
-                _copy(run / file, target / file, results)
-        for sub in ("holdout", "iid"):
-            for file in RUN_FILES:
-                if (run / sub / file).is_file():
-                    (target / sub).mkdir(exist_ok=True)
-                    _copy(run / sub / file, target / sub / file, results)
-        log(f"figure7/{run.name}: {sorted(p.name for p in target.iterdir())}")
+        committed = dest / "figure7" / run.name
+        with _swapped_in(committed) as target:
+            target.mkdir(parents=True)
+            for file in ("logits.json", "logits.csv", "logits.png", "config.json"):
+                if (run / file).is_file():
+                    _copy(run / file, target / file, results, committed=committed / file)
+            for sub in ("holdout", "iid"):
+                for file in RUN_FILES:
+                    if (run / sub / file).is_file():
+                        (target / sub).mkdir(exist_ok=True)
+                        _copy(run / sub / file, target / sub / file, results,
+                              committed=committed / sub / file)  # fmt: skip
+        log(f"figure7/{run.name}: {sorted(p.name for p in committed.iterdir())}")
     _boolean_study(results, dest / "boolean", log)
 
 

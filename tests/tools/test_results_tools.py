@@ -136,3 +136,53 @@ def test_the_paper_size_window_sweep_exports_as_figure11(tmp_path):
     assert [r["id"] for r in study.read()[0]] == ids
     assert study.read_sweeps()["size_window_paper"]["run_ids"] == ids
     assert (study.path / "figures" / "size_window_paper_test_accuracy.png").stat().st_size > 5000
+
+
+def _bytes(folder):
+    """``{path: bytes}`` of every file under ``folder`` (the lock file aside)."""
+    paths = [folder / p for p in _listing(folder)]
+    return {p: p.read_bytes() for p in paths if p.is_file()}
+
+
+def test_exporting_again_keeps_what_is_committed(tmp_path, capsys):
+    """A second export of the same records changes no byte (manifest stamp included); a run
+    trained again under a committed id keeps its committed line; a config rewritten in another
+    key order is not a change; a committed run the results folder lacks stays; a new run is
+    added after the committed ones."""
+    from pvr_keras.sweeps import ResultsDir
+
+    importer = _load(REPO / "tools" / "import_results.py", "import_results_tool")
+    exporter = _load(REPO / "tools" / "export_results.py", "export_results_tool")
+    study = REPO / "docs" / "results" / "holdout_paper"
+    token = tmp_path / "results" / "token"
+    importer.main([str(study), str(token)])
+    docs = tmp_path / "docs"
+    exporter.main([str(tmp_path / "results"), str(docs)])
+    first = _bytes(docs)
+    (token / "sweep.json").write_text((token / "sweep.json").read_text().replace("20", "19"))
+    exporter.main([str(tmp_path / "results"), str(docs)])
+    assert _bytes(docs) == first
+    capsys.readouterr()
+
+    lines = ResultsDir(token).read()[0]
+    rerun = {**lines[0], "wall_time_s": lines[0]["wall_time_s"] + 1.0}
+    new = {**lines[1], "id": "a-new-run", "seed": 99}
+    # the results folder after a machine that lacks run 2 and trained run 0 again
+    (token / "results.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in [rerun, *lines[3:], lines[1], new])
+    )
+    definition = ResultsDir(token).read_sweeps()["holdout_paper"]
+    ResultsDir(token).write_sweep("holdout_paper", {**definition, "run_ids": ["a-new-run"]})
+    config = token / "config_holdout_paper.json"
+    reordered = dict(reversed(json.loads(config.read_text()).items()))
+    config.write_text(json.dumps(reordered))
+    exporter.main([str(tmp_path / "results"), str(docs)])
+    said = capsys.readouterr().out
+    assert f"not this results folder's (trained again?): {lines[0]['id']}" in said
+    exported = ResultsDir(docs / "holdout_paper")
+    assert exported.read()[0] == [*lines, new]
+    committed = (study / "results.jsonl").read_bytes()
+    assert (docs / "holdout_paper" / "results.jsonl").read_bytes().startswith(committed)
+    for name in ("sweep.json", "config_holdout_paper.json"):
+        assert (docs / "holdout_paper" / name).read_bytes() == first[docs / "holdout_paper" / name]
+    assert exported.read_sweeps()["holdout_paper"]["run_ids"] == [r["id"] for r in [*lines, new]]
