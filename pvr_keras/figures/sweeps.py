@@ -208,6 +208,25 @@ def summarise(records, spec, metric):
     return rows, panel_fields
 
 
+def panel_title(fields, panel, ran=(), width=None):
+    """A panel's title: the value of each of its ``fields``, the first on a line of its own,
+    the others two to a line. ``ran``: the epochs its runs ran, said where they differ from
+    an ``epochs`` field (a tiny training set runs more epochs, to reach min_steps);
+    ``width``: the width multiplier every run of the figure shares, said after the model.
+
+    Example:
+        >>> panel_title(["model", "epochs"], ("mixer", 30), ran=[80], width=0.125)
+        "mixer at 0.125x the paper's width\\nepochs=30 (ran 80)"
+    """
+    parts = [_value_label(f, v) for f, v in zip(fields, panel, strict=True)]
+    if "epochs" in fields and ran and list(ran) != [panel[fields.index("epochs")]]:
+        parts[fields.index("epochs")] += f" (ran {_span(ran)})"
+    if "model" in fields and width is not None:
+        parts[fields.index("model")] += f" at {width:g}x the paper's width"
+    lines = [", ".join(parts[i : i + 2]) for i in range(1, len(parts), 2)]
+    return "\n".join(filter(None, [parts[0] if parts else "", *lines]))
+
+
 def plot(records, spec, path, metric="test_accuracy"):
     """Draws ``metric`` of ``records`` as the paper does and saves a PNG at ``path``.
 
@@ -225,6 +244,10 @@ def plot(records, spec, path, metric="test_accuracy"):
     spec = check_spec(spec, records)
     rows, panel_fields = summarise(records, spec, metric)
     x, line = spec["x"], spec["line"]
+    # One width for every run, drawn nowhere else: the model's panels say it.
+    widths = {r.get("width") for r in records} - {None}
+    drawn = {*panel_fields, x, line}
+    width = widths.pop() if len(widths) == 1 and "width" not in drawn else None
     panels = _sort({r["_panel"] for r in rows}) if len(panel_fields) else [()]
     ncols = min(4, len(panels))
     nrows = math.ceil(len(panels) / ncols)
@@ -270,16 +293,8 @@ def plot(records, spec, path, metric="test_accuracy"):
                     zorder=3,
                 )
         ax.axhline(CHANCE, color="grey", lw=0.8, ls=":")
-        parts = [_value_label(f, v) for f, v in zip(panel_fields, panel, strict=True)]
         ran = sorted({e for r in mine for e in r["_epochs"]})
-        if "epochs" in panel_fields and ran and ran != [panel[panel_fields.index("epochs")]]:
-            # A tiny training set runs more epochs than asked, to reach min_steps.
-            i = panel_fields.index("epochs")
-            parts[i] += f" (ran {_span(ran)})"
-        # The first field on a line of its own, the others two to a line.
-        lines = [", ".join(parts[i : i + 2]) for i in range(1, len(parts), 2)]
-        title = "\n".join(filter(None, [parts[0] if parts else "", *lines]))
-        ax.set_title(title, fontsize=9)
+        ax.set_title(panel_title(panel_fields, panel, ran, width), fontsize=9)
         ax.set(xlabel=LABELS.get(x, x), ylim=(-0.02, 1.02))
         xs = sorted({r[x] for r in mine if r[x] is not None})
         if x == "num_examples":

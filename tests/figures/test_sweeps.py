@@ -127,3 +127,26 @@ def test_bars_are_the_range_and_the_epochs_a_run_ran(tmp_path):
     assert any(line.endswith(",80") and ",0.2,0.6," in line for line in lines)
     plot(records, FIGURES["size_window"], tmp_path / "f.png")
     assert_plot(tmp_path / "f.png")
+
+
+def test_panel_titles_say_the_epochs_ran_and_a_width_every_run_shares(tmp_path, monkeypatch):
+    """A panel of a reduced-width model says its width (one for the whole figure, so neither
+    a panel nor a line); a width drawn as lines, or varying, is not put in the titles."""
+    import pvr_keras.figures.sweeps as sweeps
+
+    assert sweeps.panel_title(["model", "epochs"], ("mixer", 30), [80], 0.125) == (
+        "mixer at 0.125x the paper's width\nepochs=30 (ran 80)"
+    )
+    assert sweeps.panel_title(["model", "epochs"], ("mlp", 30), [30]) == "mlp\nepochs=30"
+    titles = []
+    monkeypatch.setattr(sweeps, "panel_title", lambda *a: titles.append(a) or "t")
+    narrow = [record(0.9, model="mixer", width=0.125, num_examples=n) for n in (500, 5000)]
+    plot(narrow, FIGURES["size_window"], tmp_path / "a.png")
+    assert [t[-1] for t in titles] == [0.125]
+    titles.clear()
+    both = [*narrow, record(0.9, model="mixer", width=0.25, num_examples=500)]
+    plot(both, FIGURES["size_window"], tmp_path / "b.png")  # width varies: a panel of its own
+    assert [t[-1] for t in titles] == [None, None]
+    titles.clear()
+    plot(narrow, {**FIGURES["size_window"], "line": "width"}, tmp_path / "c.png")
+    assert [t[-1] for t in titles] == [None]
