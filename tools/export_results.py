@@ -62,8 +62,8 @@ def _holdout_tool():
 def _copy(source, target, results, folder=None, committed=None):
     """Copies one file; in a JSON file, the absolute path of ``results`` becomes RESULTS (and
     that of ``folder``, a study folder, ``RESULTS/<its name>``). A JSON file equal in content
-    to ``committed`` (its previous export; default ``target`` itself) is written with the
-    committed bytes, so that a rewrite in another key order is not a change."""
+    to ``committed`` (its previous export) is written with the committed bytes, so that a
+    rewrite in another key order is not a change."""
     target = pathlib.Path(target)
     if target.is_dir():
         target = target / pathlib.Path(source).name
@@ -76,10 +76,8 @@ def _copy(source, target, results, folder=None, committed=None):
     if folder is not None:  # a study folder reached through a link: its real path too
         text = text.replace(json.dumps(str(folder.resolve()))[1:-1], f"RESULTS/{folder.name}")
     text = text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS")
-    committed = pathlib.Path(committed) if committed is not None else target
-    if committed.is_file() and _same_json(committed.read_text(), text):
-        if committed != target:
-            files.write_bytes(target, committed.read_bytes())
+    if committed is not None and committed.is_file() and _same_json(committed.read_text(), text):
+        files.write_bytes(target, committed.read_bytes())
         return
     files.write_text(target, text)
 
