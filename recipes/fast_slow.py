@@ -15,9 +15,10 @@ CKA(fast1, slow). The paper finds the first higher. For mod_sum it also stores w
 frequencies each seed's features use (``analysis.label_frequencies``): seeds that place the
 labels on circles of different frequencies have CKA near 0 however well both generalise. When
 the seeds give no slow learner (or fewer than two fast ones), it says so and computes only what
-exists. CKA needs every seed's model in ``--out``: where some runs are only records (taken in
-from a committed study with tools/import_results.py), they are not trained again, and the
-labels, curves and tables are written with a note that CKA is left out.
+exists. CKA needs the models in ``--out``: where some runs are only records (taken in from a
+committed study with tools/import_results.py), they are not trained again; they are labelled,
+drawn and tabled like the rest, and CKA compares (and picks among) the seeds whose models are
+there, with a note naming the seeds left out; with fewer than two models it is left out.
 
 Writes into ``--out``, named by ``--name`` (default ``fast_slow``): NAME.json (rule, every
 seed's fit epoch, speed and final accuracies, the picks, CKA plain and debiased, and per hidden
@@ -182,7 +183,12 @@ def analyse(own, runs, lines):
         slow_after=own.slow_after,
         min_gap=own.min_gap,
     )
-    fast1, fast2, slow = analysis.pick_fast_slow(learners)
+    # CKA needs the models: the picks are made among the seeds whose models are in --out
+    # (all of them after training here; fewer where some are records taken in from elsewhere).
+    have = [r for r in learners if _model_path(own, runs, r.name).is_file()]
+    absent = [int(r.name) for r in learners if r not in have]
+    compared = have if len(have) >= 2 else learners
+    fast1, fast2, slow = analysis.pick_fast_slow(compared)
     summary = {
         "rule": analysis.describe_rule(own.threshold, own.fast_within, own.slow_after, own.min_gap),
         "seeds": [
@@ -203,7 +209,18 @@ def analyse(own, runs, lines):
         "cka": {},
         "notes": [],
     }
-    if slow is None:
+    if absent and compared is have:
+        summary["notes"].append(
+            f"the models of seeds {absent} are not in {own.out}/runs (records taken in with "
+            f"tools/import_results.py, or trained without saving them): CKA compares the seeds "
+            f"whose models are here, {[int(r.name) for r in have]}, and picks among them"
+        )
+    unmodelled_slow = [int(r.name) for r in learners if r.speed == "slow" and r not in compared]
+    if slow is None and unmodelled_slow:
+        summary["notes"].append(
+            f"the slow learners {unmodelled_slow} have no model here: CKA(fast, slow) not computed"
+        )
+    elif slow is None:
         summary["notes"].append(
             "no clear slow learner among these seeds by the rule: CKA(fast, slow) not computed"
         )
@@ -217,16 +234,16 @@ def analyse(own, runs, lines):
         return summary
     if fast2 is None:
         summary["notes"].append("only one fast learner: CKA(fast1, fast2) not computed")
-    absent = [int(r.name) for r in learners if not _model_path(own, runs, r.name).is_file()]
-    if absent:
+    if compared is not have:
         summary["notes"].append(
             f"CKA not computed: the models of seeds {absent} are not in {own.out}/runs (trained "
-            f"without saving them, or records taken in with tools/import_results.py); run the "
-            f"recipe where all {len(learners)} models are"
+            f"without saving them, or records taken in with tools/import_results.py); it needs "
+            f"at least two, and compares the seeds whose models are there"
         )
         return summary
     reference = slow or fast2
-    summary["cka"] = _cka(own, runs, learners, fast1, fast2, slow, int(reference.name))
+    summary["cka"] = _cka(own, runs, compared, fast1, fast2, slow, int(reference.name))
+    summary["cka"]["seeds"] = sorted(int(r.name) for r in compared)
     return summary
 
 
@@ -340,8 +357,8 @@ def main(argv=None):
     absent = _recorded_without_model(own, runs)
     if absent:
         print(f"[{own.name}] note: seeds {absent} are recorded in {own.out} without their "
-              f"models (taken in from elsewhere?): they are not trained again, and CKA needs "
-              f"every model, so it will be left out")  # fmt: skip
+              f"models (taken in from elsewhere?): they are not trained again, and CKA compares "
+              f"only the seeds whose models are there")  # fmt: skip
     summary = cli.run_sweep(
         parsed, runs, name=own.name, figure=None,
         trainer=functools.partial(sweeps.train_run, save_model=True), grows=False,

@@ -138,9 +138,11 @@ def fast_slow(study):
     header = ["seed", "fit epoch", "speed", "train", "test"]
     if freq:  # the label circles of each seed's pre_logits (recipes/fast_slow.py)
         header.append("label frequencies k (share; >= 0.1)")
-        for row in rows:
-            shares = main_frequencies(freq[str(row[0])]["frequency_share"])
-            row.append(", ".join(f"{k} ({s:.2f})" for k, s in shares) or "none")
+        for row in rows:  # a seed whose model was not there has none (CKA's seeds)
+            seed = freq.get(str(row[0]))
+            shares = main_frequencies(seed["frequency_share"]) if seed else []
+            row.append(", ".join(f"{k} ({s:.2f})" for k, s in shares) or
+                       ("none" if seed else "no model"))  # fmt: skip
     text = _table(header, rows)
     pairs = [["fast-fast", summary["fast1"], summary["fast2"], cka.get("fast1_fast2")],
              ["fast-slow", summary["fast1"], summary["slow"], cka.get("fast1_slow")]]  # fmt: skip

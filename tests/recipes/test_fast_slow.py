@@ -5,6 +5,7 @@ import dataclasses
 import importlib.util
 import json
 import pathlib
+import shutil
 
 import keras
 import numpy as np
@@ -188,6 +189,42 @@ def test_records_without_their_models_are_analysed_without_cka(recipe, trained, 
         assert (tmp_path / name).read_text() != ""
     for name in ("fast_slow_learning_curves.png", "fast_slow_cka.png"):
         assert_plot(tmp_path / name)
+
+
+@pytest.mark.slow
+def test_cka_compares_the_seeds_whose_models_are_there(recipe, trained, tmp_path, capsys):
+    """Records of three seeds, models of two (the others' records taken in from elsewhere):
+    CKA compares and picks among the two, and says which seed it left out; the table marks that seed's label frequencies as absent."""
+    out, first = trained
+    from pvr_keras.sweeps import ResultsDir
+
+    study = tmp_path / "fast_slow"
+    ResultsDir(study, create=True).merge(out)
+    (study / "config_fast_slow.json").write_bytes((out / "config_fast_slow.json").read_bytes())
+    runs = recipe.runs_of(*recipe.RECIPE.parse(TINY))
+    for run in runs[1:]:
+        shutil.copytree(out / "runs" / run.run_id, study / "runs" / run.run_id)
+    summary = recipe.main([*TINY, "--threshold", "0.01", "--out", str(study)])
+    assert "0 to run" in capsys.readouterr().out
+    assert summary["seeds"] == first["seeds"]  # every seed labelled
+    assert (summary["fast1"], summary["fast2"], summary["slow"]) == (1, 2, None)
+    cka = summary["cka"]
+    assert cka["seeds"] == [1, 2] and list(cka["all_pairs"]) == ["1-2"]
+    assert cka["on"] == "training set of seed 2 (no slow learner)" and 0 < cka["fast1_fast2"] <= 1
+    assert sorted(cka["label_frequencies"]) == ["1", "2"]
+    assert any("models of seeds [0] are not in" in n and "here, [1, 2]" in n
+               for n in summary["notes"])  # fmt: skip
+    table = _results_tables().fast_slow(study)
+    assert "| 0 | 1 | fast |" in table and table.count("no model") == 1
+    assert "| 1 (fast) | 1 |" in table  # the CKA matrix has the two compared seeds
+
+
+def _results_tables():
+    path = RECIPE.parents[1] / "tools" / "results_tables.py"
+    spec = importlib.util.spec_from_file_location("results_tables", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_presets(recipe):

@@ -85,7 +85,8 @@ def test_figure7_row_from_logits_and_records(tool, tmp_path):
 @pytest.mark.parametrize("study", ["fast_slow", "fast_slow_main"])
 def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path, study):
     (tmp_path / study).mkdir()
-    runs = [(0, 20, "fast", 1.0), (1, 22, "fast", 0.99), (2, None, "slow", 0.1)]
+    # seed 3: a record without its model (CKA and label frequencies cover seeds 0-2)
+    runs = [(0, 20, "fast", 1.0), (1, 22, "fast", 0.99), (2, None, "slow", 0.1), (3, 21, "fast", 1)]
     seeds = [dict(seed=s, fit_epoch=e, speed=k, final_train_accuracy=1.0, final_test_accuracy=t)
              for s, e, k, t in runs]  # fmt: skip
     cka = {"layer": "pre_logits", "on": "training set of seed 2", "fast1_fast2": 0.9,
@@ -103,6 +104,7 @@ def test_fast_slow_table_has_seeds_and_cka_pairs(tool, tmp_path, study):
     assert "| 0 | 20 | fast | 1.000 | 1.000 | 1 (0.70), 3 (0.30) |" in text
     assert "| 1 | 22 | fast | 1.000 | 0.990 | 2 (0.95) |" in text
     assert "| 2 | never | slow | 1.000 | 0.100 | none |" in text
+    assert "| 3 | 21 | fast | 1.000 | 1.000 | no model |" in text
     assert "| fast-fast | 0 vs 1 | 0.900 |" in text and "| fast-slow | 0 vs 2 | 0.300 |" in text
     assert "| mean fast-slow | all pairs | 0.250 |" in text
     assert "| layer | fast-fast (0 vs 1) | fast-slow (0 vs 2) |" in text
