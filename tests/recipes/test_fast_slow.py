@@ -194,7 +194,8 @@ def test_records_without_their_models_are_analysed_without_cka(recipe, trained, 
 @pytest.mark.slow
 def test_cka_compares_the_seeds_whose_models_are_there(recipe, trained, tmp_path, capsys):
     """Records of three seeds, models of two (the others' records taken in from elsewhere):
-    CKA compares and picks among the two, and says which seed it left out; the table marks that seed's label frequencies as absent."""
+    CKA compares and picks among the two, and says which seed it left out; the table marks
+    that seed's label frequencies as absent."""
     out, first = trained
     from pvr_keras.sweeps import ResultsDir
 
