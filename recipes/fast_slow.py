@@ -187,7 +187,8 @@ def analyse(own, runs, lines):
     # (all of them after training here; fewer where some are records taken in from elsewhere).
     have = [r for r in learners if _model_path(own, runs, r.name).is_file()]
     absent = [int(r.name) for r in learners if r not in have]
-    compared = have if len(have) >= 2 else learners
+    enough = len(have) >= 2  # else the picks say which seeds CKA would compare
+    compared = have if enough else learners
     fast1, fast2, slow = analysis.pick_fast_slow(compared)
     summary = {
         "rule": analysis.describe_rule(own.threshold, own.fast_within, own.slow_after, own.min_gap),
@@ -209,7 +210,7 @@ def analyse(own, runs, lines):
         "cka": {},
         "notes": [],
     }
-    if absent and compared is have:
+    if absent and enough:
         summary["notes"].append(
             f"the models of seeds {absent} are not in {own.out}/runs (records taken in with "
             f"tools/import_results.py, or trained without saving them): CKA compares the seeds "
@@ -234,7 +235,7 @@ def analyse(own, runs, lines):
         return summary
     if fast2 is None:
         summary["notes"].append("only one fast learner: CKA(fast1, fast2) not computed")
-    if compared is not have:
+    if not enough:
         summary["notes"].append(
             f"CKA not computed: the models of seeds {absent} are not in {own.out}/runs (trained "
             f"without saving them, or records taken in with tools/import_results.py); it needs "
@@ -243,7 +244,6 @@ def analyse(own, runs, lines):
         return summary
     reference = slow or fast2
     summary["cka"] = _cka(own, runs, compared, fast1, fast2, slow, int(reference.name))
-    summary["cka"]["seeds"] = sorted(int(r.name) for r in compared)
     return summary
 
 
@@ -286,6 +286,7 @@ def _cka(own, runs, learners, fast1, fast2, slow, reference_seed):
         models[learner.name] = load_run(_model_path(own, runs, learner.name).parent).model
     result = {
         "layer": "pre_logits",
+        "seeds": sorted(int(name) for name in models),
         "examples": int(len(x)),
         "on": f"training set of seed {reference_seed}"
         + (" (the slow learner)" if slow is not None else " (no slow learner)"),

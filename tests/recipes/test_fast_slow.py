@@ -2,9 +2,7 @@
 
 import copy
 import dataclasses
-import importlib.util
 import json
-import pathlib
 import shutil
 
 import keras
@@ -13,9 +11,9 @@ import pytest
 
 from pvr_keras import analysis, data
 from pvr_keras.tasks import TokenTask
+from tests import scripts
 from tests.plots import assert_plot
 
-RECIPE = pathlib.Path(__file__).resolve().parents[2] / "recipes" / "fast_slow.py"
 TINY = [
     "--widths", "16", "8", "--window", "2", "--num-examples", "1000", "--test-examples", "500",
     "--seeds", "0", "1", "2", "--epochs", "1", "--warmup-epochs", "0", "--min-steps", "0",
@@ -25,10 +23,7 @@ TINY = [
 
 @pytest.fixture(scope="module")
 def recipe():
-    spec = importlib.util.spec_from_file_location("fast_slow_recipe", RECIPE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("recipes/fast_slow.py")
 
 
 @pytest.fixture(scope="module")
@@ -215,17 +210,9 @@ def test_cka_compares_the_seeds_whose_models_are_there(recipe, trained, tmp_path
     assert sorted(cka["label_frequencies"]) == ["1", "2"]
     assert any("models of seeds [0] are not in" in n and "here, [1, 2]" in n
                for n in summary["notes"])  # fmt: skip
-    table = _results_tables().fast_slow(study)
+    table = scripts.load("tools/results_tables.py").fast_slow(study)
     assert "| 0 | 1 | fast |" in table and table.count("no model") == 1
     assert "| 1 (fast) | 1 |" in table  # the CKA matrix has the two compared seeds
-
-
-def _results_tables():
-    path = RECIPE.parents[1] / "tools" / "results_tables.py"
-    spec = importlib.util.spec_from_file_location("results_tables", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_presets(recipe):
@@ -240,11 +227,7 @@ def test_presets(recipe):
         (3, 6, (1, 2, 3), 300_000)
     }
     assert [r.seed for r in runs] == list(range(6)) and runs[0].model_kwargs == {}
-    spec = importlib.util.spec_from_file_location(
-        "sweep_recipe", RECIPE.with_name("token_sweep.py")
-    )
-    sweep = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sweep)
+    sweep = scripts.load("recipes/token_sweep.py")
     holdout, _ = sweep.build(sweep.RECIPE.parse_all(["--sweep", "holdout", "--preset", "medium"]))
     assert {r.run_id for r in runs[:2]} <= {r.run_id for r in holdout}
     # medium_main: Figure 12's setting; seeds 0 and 1 are the holdout study's holdout-0 runs.
