@@ -2,7 +2,6 @@
 and ``tools/migrate_runs.py`` brings the folders of the older recipe configs up to date."""
 
 import hashlib
-import importlib.util
 import json
 import pathlib
 import sys
@@ -11,6 +10,7 @@ import pytest
 
 from pvr_keras import identity, kinds
 from pvr_keras.runconfig import Run
+from tests import scripts
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = REPO / "docs" / "results"
@@ -18,12 +18,7 @@ sys.path.insert(0, str(REPO / "recipes"))
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location(
-        "migrate_runs", REPO / "tools" / "migrate_runs.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("tools/migrate_runs.py")
 
 
 def test_every_committed_run_keeps_its_id():

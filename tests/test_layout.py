@@ -5,6 +5,8 @@ import ast
 import pathlib
 import re
 
+from tests import scripts
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RECIPES = sorted((REPO / "recipes").glob("*.py"))
 RECIPE_NAMES = {p.stem for p in RECIPES}
@@ -97,13 +99,10 @@ def test_recipes_declare_no_run_field_again():
     for kind in kinds.kind_names():
         run_fields |= set(section_fields(kinds.kind(kind))) - {"kind"}
     import dataclasses
-    import importlib.util
 
     again = []
     for path in RECIPES:
-        spec = importlib.util.spec_from_file_location(f"layout_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        module = scripts.load(path.relative_to(REPO))
         for value in vars(module).values():
             if isinstance(value, type) and dataclasses.is_dataclass(value):
                 if value.__module__ != module.__name__:

@@ -1,9 +1,7 @@
 """recipes/boolean_holdout.py end to end on a tiny budget: runs, exact measures, plot, resume."""
 
 import csv
-import importlib.util
 import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -12,9 +10,9 @@ from pvr_keras import data
 from pvr_keras.analysis import boolean, fourier_tracking
 from pvr_keras.tasks import f3
 from pvr_keras.training import load_run
+from tests import scripts
 from tests.plots import assert_plot
 
-RECIPE = pathlib.Path(__file__).resolve().parents[2] / "recipes" / "boolean_holdout.py"
 TINY = ["--bits", "0", "7", "--seeds", "0", "1", "--num-examples", "300", "--test-examples",
         "256", "--train-eval-examples", "300", "--epochs", "3",
         "--learning-rate", "1e-3"]  # fmt: skip
@@ -22,10 +20,7 @@ TINY = ["--bits", "0", "7", "--seeds", "0", "1", "--num-examples", "300", "--tes
 
 @pytest.fixture(scope="module")
 def recipe():
-    spec = importlib.util.spec_from_file_location("boolean_holdout_recipe", RECIPE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("recipes/boolean_holdout.py")
 
 
 @pytest.fixture(scope="module")
@@ -111,11 +106,7 @@ def test_run_again_trains_nothing_and_says_the_same(recipe, trained, capsys):
 
 def test_export_keeps_the_records_and_summary_not_the_models(trained, tmp_path):
     out, result = trained
-    spec = importlib.util.spec_from_file_location(
-        "export_results_tool", RECIPE.parents[1] / "tools" / "export_results.py"
-    )
-    exporter = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(exporter)
+    exporter = scripts.load("tools/export_results.py")
     results = tmp_path / "results"
     results.mkdir()
     (results / "boolean").symlink_to(out)  # the layout of tools/medium_studies.sh

@@ -1,28 +1,22 @@
 """recipes/noise_sensitivity.py (Figure 5) end to end with a tiny config."""
 
 import csv
-import importlib.util
 import itertools
 import json
 import math
-import pathlib
 
 import numpy as np
 import pytest
 
 from pvr_keras.analysis import noise_sensitivity_runs
 from pvr_keras.tasks import TokenTask
+from tests import scripts
 from tests.plots import assert_plot
-
-RECIPE = pathlib.Path(__file__).resolve().parents[2] / "recipes" / "noise_sensitivity.py"
 
 
 @pytest.fixture(scope="module")
 def recipe():
-    spec = importlib.util.spec_from_file_location("noise_sensitivity_recipe", RECIPE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("recipes/noise_sensitivity.py")
 
 
 TINY = ["--windows", "1", "2", "3", "--aggregations", "mod_sum", "min", "max"]

@@ -1,6 +1,5 @@
 """recipes/token_sweep.py: the grids of every sweep and preset, a tiny sweep end to end, kill."""
 
-import importlib.util
 import json
 import math
 import os
@@ -13,6 +12,7 @@ import time
 import pandas as pd
 import pytest
 
+from tests import scripts
 from tests.plots import assert_plot
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -25,10 +25,7 @@ TINY = [
 
 @pytest.fixture(scope="module")
 def recipe():
-    spec = importlib.util.spec_from_file_location("token_sweep_recipe", RECIPE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("recipes/token_sweep.py")
 
 
 def _build(recipe, *flags):

@@ -1,7 +1,6 @@
 """tools/make_figures.py on synthetic results directories."""
 
 import csv
-import importlib.util
 import json
 import pathlib
 import subprocess
@@ -11,6 +10,7 @@ import pytest
 
 from pvr_keras.runconfig import Run
 from pvr_keras.sweeps import FIGURES, ResultsDir
+from tests import scripts
 from tests.plots import assert_plot
 
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "make_figures.py"
@@ -18,10 +18,7 @@ TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "make_figures.py"
 
 @pytest.fixture(scope="module")
 def tool():
-    spec = importlib.util.spec_from_file_location("make_figures_tool", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("tools/make_figures.py")
 
 
 def _line(test, train=1.0, failed=False, sweep="size_window", **fields):

@@ -1,24 +1,17 @@
 """tools/prepare_data.py: both datasets through the loader's download path (mocked, no
 network), prepared ones left alone, and the offline refusal."""
 
-import importlib.util
-import pathlib
-
 import pytest
 import tensorflow_datasets as tfds
 
 from pvr_keras.data import images
+from tests import scripts
 from tests.tfds_fakes import fake_prepared
-
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "prepare_data.py"
 
 
 @pytest.fixture(scope="module")
 def tool():
-    spec = importlib.util.spec_from_file_location("prepare_data_tool", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("tools/prepare_data.py")
 
 
 def test_prepares_both_and_skips_what_is_there(tool, tmp_path, monkeypatch, capsys):

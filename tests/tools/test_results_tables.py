@@ -1,23 +1,19 @@
 """tools/results_tables.py: the tables of docs/results/README.md come from the committed records."""
 
-import importlib.util
 import itertools
 import json
 import pathlib
 
 import pytest
 
+from tests import scripts
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def tool():
-    spec = importlib.util.spec_from_file_location(
-        "results_tables", REPO / "tools" / "results_tables.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return scripts.load("tools/results_tables.py")
 
 
 def test_docs_results_tables_match_the_committed_records(tool, capsys):

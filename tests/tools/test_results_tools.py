@@ -1,25 +1,19 @@
 """tools/holdout_analysis.py and tools/export_results.py on a tiny medium holdout sweep."""
 
-import importlib.util
 import json
 import pathlib
 
 import pytest
 
+from tests import scripts
+
 REPO = pathlib.Path(__file__).resolve().parents[2]
-
-
-def _load(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.slow  # one tiny run
 def test_tiny_sweep(tmp_path, monkeypatch):
-    sweep = _load(REPO / "recipes" / "token_sweep.py", "sweep_for_analysis")
-    tool = _load(REPO / "tools" / "holdout_analysis.py", "holdout_analysis_tool")
+    sweep = scripts.load("recipes/token_sweep.py")
+    tool = scripts.load("tools/holdout_analysis.py")
     out = tmp_path / "results" / "token"  # the layout of tools/medium_studies.sh
     sweep.main(["--sweep", "holdout", "--preset", "medium", "--windows", "2", "--holdouts", "0",
                 "2", "--sizes", "1000", "--seeds", "0", "--epochs", "1", "--min-steps", "0",
@@ -39,7 +33,7 @@ def test_tiny_sweep(tmp_path, monkeypatch):
     assert (out / "holdout_analysis.png").stat().st_size > 5000
 
     # Exported: a results directory of its own, without models, that redraws its figures.
-    exporter = _load(REPO / "tools" / "export_results.py", "export_results_tool")
+    exporter = scripts.load("tools/export_results.py")
     docs = tmp_path / "docs"
     exporter.main([str(tmp_path / "results"), str(docs)])
     study = docs / "holdout"
@@ -88,8 +82,8 @@ def test_committed_studies_go_back_into_a_results_folder_and_export_the_same(tmp
     """tools/import_results.py then tools/export_results.py: the committed records of the
     paper-recipe studies and the Boolean study come back unchanged, so a study can go on on
     another machine."""
-    importer = _load(REPO / "tools" / "import_results.py", "import_results_tool")
-    exporter = _load(REPO / "tools" / "export_results.py", "export_results_tool")
+    importer = scripts.load("tools/import_results.py")
+    exporter = scripts.load("tools/export_results.py")
     committed = REPO / "docs" / "results"
     studies = [committed / "holdout_paper", committed / "fast_slow_paper"]
     token, boolean = tmp_path / "results" / "token", tmp_path / "results" / "boolean"
@@ -130,7 +124,7 @@ def test_the_paper_size_window_sweep_exports_as_figure11(tmp_path):
     ids = [r["id"] for r in lines]
     token.write_sweep("size_window_paper", {**definition, "name": "size_window_paper",
                                             "run_ids": [*ids, "still-running"]})  # fmt: skip
-    exporter = _load(REPO / "tools" / "export_results.py", "export_results_tool")
+    exporter = scripts.load("tools/export_results.py")
     exporter.main([str(tmp_path / "results"), str(tmp_path / "docs")])
     study = ResultsDir(tmp_path / "docs" / "figure11")
     assert [r["id"] for r in study.read()[0]] == ids
@@ -151,8 +145,8 @@ def test_exporting_again_keeps_what_is_committed(tmp_path, capsys):
     added after the committed ones."""
     from pvr_keras.sweeps import ResultsDir
 
-    importer = _load(REPO / "tools" / "import_results.py", "import_results_tool")
-    exporter = _load(REPO / "tools" / "export_results.py", "export_results_tool")
+    importer = scripts.load("tools/import_results.py")
+    exporter = scripts.load("tools/export_results.py")
     study = REPO / "docs" / "results" / "holdout_paper"
     token = tmp_path / "results" / "token"
     importer.main([str(study), str(token)])
