@@ -213,6 +213,18 @@ def test_cka_compares_the_seeds_whose_models_are_there(recipe, trained, tmp_path
     table = scripts.load("tools/results_tables.py").fast_slow(study)
     assert "| 0 | 1 | fast |" in table and table.count("no model") == 1
     assert "| 1 (fast) | 1 |" in table  # the CKA matrix has the two compared seeds
+    # Seed 0's record now says it never fits (a slow learner by the rule), its model still
+    # absent: the picks cannot reach it, and the note says so rather than "no slow learner".
+    lines = [json.loads(s) for s in (study / "results.jsonl").read_text().splitlines()]
+    for line in lines:
+        if line["seed"] == 0:
+            line["curve_train_eval_accuracy"] = [0.0] * len(line["curve_train_eval_accuracy"])
+    (study / "results.jsonl").write_text("".join(json.dumps(s) + "\n" for s in lines))
+    summary = recipe.main([*TINY, "--threshold", "0.01", "--out", str(study)])
+    assert [(s["seed"], s["speed"]) for s in summary["seeds"]][-1] == (0, "slow")
+    assert (summary["fast1"], summary["fast2"], summary["slow"]) == (1, 2, None)
+    assert "the slow learners [0] have no model here" in " ".join(summary["notes"])
+    assert not any("no clear slow learner" in n for n in summary["notes"])
 
 
 def test_presets(recipe):
