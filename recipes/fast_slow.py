@@ -186,7 +186,7 @@ def analyse(own, runs, lines):
     # CKA needs the models: the picks are made among the seeds whose models are in --out
     # (all of them after training here; fewer where some are records taken in from elsewhere).
     have = [r for r in learners if _model_path(own, runs, r.name).is_file()]
-    absent = [int(r.name) for r in learners if r not in have]
+    absent = sorted(int(r.name) for r in learners if r not in have)  # learners: by fit epoch
     enough = len(have) >= 2  # else the picks say which seeds CKA would compare
     compared = have if enough else learners
     fast1, fast2, slow = analysis.pick_fast_slow(compared)
@@ -214,7 +214,7 @@ def analyse(own, runs, lines):
         summary["notes"].append(
             f"the models of seeds {absent} are not in {own.out}/runs (records taken in with "
             f"tools/import_results.py, or trained without saving them): CKA compares the seeds "
-            f"whose models are here, {[int(r.name) for r in have]}, and picks among them"
+            f"whose models are here, {sorted(int(r.name) for r in have)}, and picks among them"
         )
     unmodelled_slow = [int(r.name) for r in learners if r.speed == "slow" and r not in compared]
     if slow is None and unmodelled_slow:
