@@ -6,7 +6,8 @@
 
 Layers, each importing only from those above it (``tests/test_layout.py`` checks it):
 
-- ``errors``, ``files``: the errors recipes report, files written whole;
+- ``errors``, ``files``: the errors recipes report, files written whole; ``engines``: which
+  backend, input and XLA setting train a run (the measured-fastest unless one is named);
 - ``registry`` (models and task kinds by name or reference), ``tasks`` (the rules, NumPy);
 - ``runconfig`` (one run config: task, model, data, training recipe, system), ``identity``
   (a run's identity and id), ``kinds`` (one spec per task kind);
@@ -25,8 +26,8 @@ import importlib
 __version__ = "0.1.0"  # the one version source (pyproject reads it)
 
 SUBPACKAGES = (
-    "analysis", "cli", "data", "figures", "identity", "kinds", "models", "registry", "runconfig",
-    "sweeps", "tasks", "training", "tuning",
+    "analysis", "cli", "data", "engines", "figures", "identity", "kinds", "models", "registry",
+    "runconfig", "sweeps", "tasks", "training", "tuning",
 )  # fmt: skip
 __all__ = ["__version__", *SUBPACKAGES]
 

@@ -369,15 +369,21 @@ def check_out_folder(out, *, sweep=False, own=()):
             )
 
 
-def start(backend=None):
+def start(backend=None, *, input_source=None, kind=None):
     """Prepares the process for a recipe's work, after its config is checked: the Keras
-    backend (if given), and TensorFlow imported without its C++ start-up lines
-    (``TF_CPP_MIN_LOG_LEVEL`` below 2 keeps them)."""
-    if backend:
-        os.environ["KERAS_BACKEND"] = backend
-    from pvr_keras import compat
+    backend (the one named, else the measured-fastest: ``engines.choose``), TensorFlow
+    imported without its C++ start-up lines (``TF_CPP_MIN_LOG_LEVEL`` below 2 keeps them),
+    and one line saying which engine and input train and why. Returns the backend."""
+    from pvr_keras import compat, engines
 
+    backend, why = engines.choose(backend)
+    os.environ["KERAS_BACKEND"] = backend
     compat.import_tensorflow_quietly()
+    from pvr_keras.training.inputs import default_input
+
+    source = input_source or default_input(kind)
+    print(engines.describe(backend, source, why), flush=True)
+    return backend
 
 
 def callbacks(tensorboard, out):
@@ -567,7 +573,8 @@ class Recipe:
         run, own = self.parse(argv)
         out = self.out_folder(run, own)
         check_out_folder(out, own=self.subruns)
-        start(run.system.backend)
+        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
+        run = run.replace(backend=backend)  # the config records the engine that trains
         from pvr_keras.training import distribute
         from pvr_keras.training.inputs import check_input, default_input
 
@@ -673,7 +680,9 @@ def run_sweep(parsed, runs, *, name, figure, describe=None, trainer=None, grows=
         return {"total": len(runs), "runs": runs}
     check_out_folder(own.out, sweep=True)
     check_task(lambda: sweeps_manifest_compatible(own.out))
-    start(parsed.run.system.backend)
+    run = parsed.run
+    backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
+    parsed = dataclasses.replace(parsed, run=run.replace(backend=backend))
     from pvr_keras import sweeps
 
     shard_index, shard_count = sweeps.parse_shard(getattr(own, "shard", "0/1"))

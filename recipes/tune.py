@@ -176,7 +176,7 @@ def train_command(run, values):
 
 def main(argv=None):
     run, own = RECIPE.parse(argv)
-    cli.start(run.system.backend)
+    run = run.replace(backend=cli.start(run.system.backend, kind=run.kind))
     from pvr_keras import tuning
     from pvr_keras.files import write_text
 

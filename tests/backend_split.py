@@ -37,6 +37,7 @@ BACKEND_FREE = (
     "tests/recipes/test_noise_sensitivity.py",  # NumPy analysis only
     "tests/figures/",
     "tests/test_cli.py",
+    "tests/test_engines.py",
     "tests/test_runconfig.py",
     "tests/test_identity.py",
     "tests/test_stats.py",
@@ -52,6 +53,8 @@ BACKEND_FREE = (
 )
 # Inside the folders and files above, but running a Keras model (files or single tests).
 BACKEND_DEPENDENT = (
+    "tests/test_engines.py::test_on_a_tensorflow_cpu_dense_models_get_xla_and_convolutions_do_not",
+    "tests/test_engines.py::test_on_jax_keras_keeps_its_own_choice",
     "tests/data/test_fit_order.py",  # plain model.fit over the streams
     # The device twins bit for bit against tf.data: on both backends' runs (issue 14), since
     # a JAX process reads them under either Keras backend setting.
@@ -75,6 +78,8 @@ ANY_BACKEND = (
     # Which keras-tuner oracle picks the trials (the trials' training is covered on both
     # backends by test_random_search_end_to_end_then_resume).
     "tests/recipes/test_tune.py::test_other_tuners",
+    # Killed on TensorFlow, resumed on JAX: its two processes name their backends.
+    "tests/training/test_resume.py::test_a_run_killed_on_one_backend_resumes_on_the_other",
 )
 
 

@@ -47,6 +47,7 @@ def result_line(run, record, sweep):
         "num_params": record.get("num_params"),
         "backend": record.get("backend"),
         "input": record.get("input"),
+        "jit_compile": record.get("jit_compile"),
         "host": record.get("host"),
         "finished": record.get("finished"),
         "run_dir": f"runs/{run.run_id}",

@@ -12,7 +12,7 @@ from typing import Any
 
 import keras
 
-from pvr_keras import files
+from pvr_keras import engines, files
 from pvr_keras.errors import DiskFull
 from pvr_keras.figures.curves import learning_curve
 from pvr_keras.training import distribute, records
@@ -174,7 +174,8 @@ def compile_model(model, recipe, num_examples, metric="accuracy", steps_per_exec
     cross-entropy on logits and accuracy; for ``"mse"`` the mean squared error and, as its
     "accuracy", the fraction of predictions within 0.5 of the label (``within_half``).
     ``steps_per_execution``: training steps per compiled call (the same steps, the same
-    results; callbacks see the model once per call)."""
+    results; callbacks see the model once per call). XLA is the engine's measured-fastest
+    setting (``engines.jit_compile``)."""
     if metric == "mse":
         loss = keras.losses.MeanSquaredError()
         accuracy = keras.metrics.MeanMetricWrapper(within_half, name="accuracy")
@@ -191,6 +192,9 @@ def compile_model(model, recipe, num_examples, metric="accuracy", steps_per_exec
         weighted_metrics=[accuracy],
         steps_per_execution=steps_per_execution,
     )
+    jit = engines.jit_compile(model)
+    if jit is not None:
+        model.jit_compile = jit
     return model
 
 
@@ -342,6 +346,10 @@ def _train(run, build_model, distribution):
         }
     run.record["distribution"] = distribution.describe()
     run.record["input"] = data.input
+    # The engine of this start (a run may resume on another: its identity has no engine).
+    engine = {"backend": keras.backend.backend(), "jit_compile": bool(model.jit_compile)}
+    run.record.update(engine)
+    run.record["starts"] = [*run.record.get("starts", []), {"epoch": initial_epoch, **engine}]
     run.record["steps_per_execution"] = options.steps_per_execution
     if initial_epoch < epochs:
         with distribution.scope():

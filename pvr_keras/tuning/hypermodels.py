@@ -12,7 +12,7 @@ import math
 import keras
 import keras_tuner
 
-from pvr_keras import compat, kinds, models, registry
+from pvr_keras import compat, engines, kinds, models, registry
 from pvr_keras.training.recipe import OPTIMIZERS, make_optimizer
 from pvr_keras.training.schedules import WarmupCosine
 
@@ -146,6 +146,9 @@ class PVRHyperModel(keras_tuner.HyperModel):
             loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
             weighted_metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
         )
+        jit = engines.jit_compile(model)  # the engine's measured-fastest XLA setting
+        if jit is not None:
+            model.jit_compile = jit
         return model
 
     def fit(self, hp, model, *args, **kwargs):

@@ -48,6 +48,7 @@ class Tap(keras.layers.Layer):
     def __init__(self, log, **kwargs):
         super().__init__(**kwargs)
         self._log = log
+        self.supports_jit = False  # tf.py_function: XLA cannot compile it (Keras's flag)
 
     def call(self, x, training=False):
         if not training:

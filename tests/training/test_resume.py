@@ -73,3 +73,48 @@ def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(uninterrupted_run, tmp_
     assert sorted(got) == sorted(want)
     for name in want:  # weights and optimizer variables (momentum, iteration count)
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+
+
+@pytest.mark.slow  # two processes, one per backend
+def test_a_run_killed_on_one_backend_resumes_on_the_other(uninterrupted_run, tmp_path):
+    """A run's identity has no engine: killed on TensorFlow, it resumes on JAX from its
+    checkpoint (weights, optimizer state, data position), and its record names both starts."""
+    _, full, full_batches = uninterrupted_run
+    out, stalled = tmp_path / "killed", tmp_path / "stalled"
+    proc = subprocess.Popen(
+        [*CHILD, str(out), str(tmp_path / "before.log"), "--stall", *map(str, KILL_AT), stalled],
+        env={**ENV, "KERAS_BACKEND": "tensorflow"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.time() + 300
+    while not stalled.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    _, stderr = proc.communicate()
+    assert stalled.exists(), f"the run never reached {KILL_AT}: {stderr[-3000:]!r}"
+
+    done = subprocess.run(
+        [*CHILD, str(out), str(tmp_path / "after.log")],
+        env={**ENV, "KERAS_BACKEND": "jax"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"resuming after epoch {KILL_AT[0]}" in done.stdout
+    resumed = read_record(out)
+    assert resumed["status"] == "complete" and resumed["resumed"] == 1
+    assert [(s["epoch"], s["backend"]) for s in resumed["starts"]] == [
+        (0, "tensorflow"),
+        (KILL_AT[0], "jax"),
+    ]
+    assert resumed["backend"] == "jax"
+    # The same batches from the last completed epoch on, and training that goes on from the
+    # checkpoint's weights: each epoch's loss is the uninterrupted run's, up to the two
+    # backends' float rounding (a fresh start would be far from it).
+    after = read_batch_log(tmp_path / "after.log")
+    for got, want in zip(after, full_batches[KILL_AT[0] * child.STEPS :], strict=True):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(
+        resumed["history"]["train_loss"], full["history"]["train_loss"], rtol=1e-3
+    )

@@ -1,0 +1,360 @@
+"""A training step of each model on each engine this machine has, interleaved in one run.
+
+    python tools/bench_engines.py                      # ~5-10 min on a 2-core CPU
+    python tools/bench_engines.py --models mixer --engines tensorflow jax --rounds 5
+
+Engines: ``tensorflow`` (Keras on TensorFlow, graph mode, ``jit_compile=False``: what
+Keras resolves to on a CPU), ``tensorflow-xla`` (the same with ``jit_compile=True``), ``jax``
+(Keras on JAX: XLA), and, where PyTorch is installed (``pip install -e ".[bench]"``),
+``torch`` (Keras on PyTorch) and ``pytorch`` (the same architecture written in plain eager
+PyTorch: ``tools/bench_torch.py``'s modules; token models only). Models: the paper's MLP,
+the Transformer and MLP-Mixer at ``--width`` (default 1/8: the width of the CPU studies)
+on batches of 1024 token examples, and ResNet18 (paper width) on batches of 50 blocks of
+80 x 80 pixels (the visual recipe's batch; random pixels, as pixel values do not change a
+step's time).
+
+Each engine runs in a worker process of its own (a Keras backend is fixed per process), all
+alive at once; one round times ``--steps`` training steps of the current model on every
+engine in turn (one ``fit`` call, ``steps_per_execution`` = steps, as the library's runs
+train several steps per compiled call), after a first untimed call that compiles. The
+library's compile (``training.compile_model``: SGD momentum 0.9, weight decay, cosine
+schedule, cross-entropy on logits, accuracy) is used on every Keras engine; plain PyTorch
+takes the same SGD-momentum step. The matmul rate of the machine is measured in the same
+rounds (NumPy float32 2048 x 2048 products in the parent, its BLAS threads), and a step's
+FLOPs are XLA's count of the training step (``cost_analysis`` of forward and backward, from
+the JAX worker). Printed per model and engine: median ms per step over the rounds (and the
+spread), examples per second, the fraction of the matmul rate achieved, and the winner.
+
+Every timing shares the machine with whatever else runs on it: the load average is printed
+with the table, and a quiet machine gives the fairest ratios.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+TOKEN_MODELS = ("mlp", "transformer", "mixer")
+MODELS = (*TOKEN_MODELS, "resnet18")
+ENGINES = ("tensorflow", "tensorflow-xla", "jax", "torch", "pytorch")
+BACKEND = {"tensorflow": "tensorflow", "tensorflow-xla": "tensorflow", "jax": "jax",
+           "torch": "torch", "pytorch": None}  # fmt: skip
+BLOCK_SHAPE = (80, 80, 1)
+BLOCK_BATCH = 50
+TOKEN_BATCH = 1024
+
+
+# ---- worker side: one engine per process -------------------------------------------------
+
+
+def _batch(name, batch_size):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    if name == "resnet18":
+        x = rng.random((batch_size, *BLOCK_SHAPE), dtype=np.float32)
+        return x, rng.integers(0, 10, batch_size).astype("int32")
+    from pvr_keras.tasks import TokenTask
+
+    task = TokenTask(window=3)
+    x = rng.integers(0, task.num_values, (batch_size, task.seq_len)).astype("int32")
+    return x, task.label(x).astype("int32")
+
+
+def _keras_model(name, width):
+    from pvr_keras import models, registry
+
+    if name == "resnet18":
+        return models.get("resnet18", input_shape=BLOCK_SHAPE)
+    return models.get(name, **(registry.width_kwargs(name, width) if name != "mlp" else {}))
+
+
+def _keras_stepper(engine, name, width, batch_size, steps):
+    """``() -> seconds`` of one ``fit`` call of ``steps`` steps on a Keras engine."""
+    import keras
+    import numpy as np
+
+    from pvr_keras.recipe import TOKEN, VISUAL
+    from pvr_keras.training.loop import compile_model
+
+    keras.utils.set_random_seed(0)
+    model = _keras_model(name, width)
+    recipe = VISUAL if name == "resnet18" else TOKEN
+    # Keras on PyTorch runs one step per call (it refuses more).
+    per_call = 1 if engine == "torch" else steps
+    compile_model(model, recipe, batch_size * steps, steps_per_execution=per_call)
+    if engine == "tensorflow-xla":
+        model.jit_compile = True
+    elif engine == "tensorflow":
+        model.jit_compile = False
+    x, y = _batch(name, batch_size)
+    xs, ys = np.tile(x, (steps,) + (1,) * (x.ndim - 1)), np.tile(y, steps)
+
+    def call():
+        start = time.perf_counter()
+        history = model.fit(xs, ys, batch_size=batch_size, epochs=1, shuffle=False, verbose=0)
+        seconds = time.perf_counter() - start
+        if not np.isfinite(history.history["loss"][-1]):
+            raise FloatingPointError(f"{name} on {engine}: the loss is not finite")
+        return seconds
+
+    call.params = model.count_params()
+    call.model = model
+    return call
+
+
+def _pytorch_stepper(name, width, batch_size, steps):
+    import importlib.util
+
+    import torch
+
+    spec = importlib.util.spec_from_file_location("bench_torch", HERE / "bench_torch.py")
+    bench_torch = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_torch)
+    torch.manual_seed(0)
+    divisor = round(1 / width) if name != "mlp" else 1
+    net = bench_torch.torch_model(name, bench_torch.widths(name, divisor))
+    x, y = _batch(name, batch_size)
+    tx, ty = torch.from_numpy(x).long(), torch.from_numpy(y).long()
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-5)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def call():
+        start = time.perf_counter()
+        for _ in range(steps):
+            optimizer.zero_grad()
+            loss = loss_fn(net(tx), ty)
+            loss.backward()
+            optimizer.step()
+        return time.perf_counter() - start
+
+    call.params = sum(p.numel() for p in net.parameters())
+    return call
+
+
+def _step_flops(model, name, batch_size):
+    """XLA's FLOP count of one training step (forward and backward) of a Keras-on-JAX model."""
+    import jax
+    import keras
+
+    x, y = _batch(name, batch_size)
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def loss_of(trainable, non_trainable):
+        logits, _ = model.stateless_call(trainable, non_trainable, x, training=True)
+        return loss(y, logits)
+
+    compiled = (
+        jax.jit(jax.grad(loss_of))
+        .lower(
+            [v.value for v in model.trainable_variables],
+            [v.value for v in model.non_trainable_variables],
+        )
+        .compile()
+    )
+    cost = compiled.cost_analysis()
+    cost = cost[0] if isinstance(cost, list | tuple) else cost
+    return float(cost.get("flops", 0.0)) or None
+
+
+def worker(engine):
+    """Answers one JSON line per command read from stdin (see ``Engine``)."""
+    if BACKEND[engine]:
+        os.environ["KERAS_BACKEND"] = BACKEND[engine]
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if BACKEND[engine] in ("tensorflow", "torch"):
+        from pvr_keras import compat
+
+        compat.import_tensorflow_quietly()
+    steppers = {}
+    for line in sys.stdin:
+        command = json.loads(line)
+        key = (command["model"], command["width"], command["batch"], command["steps"])
+        try:
+            if key not in steppers:
+                steppers.clear()  # one model at a time: free the last one's memory
+                if engine == "pytorch":
+                    steppers[key] = _pytorch_stepper(*key)
+                else:
+                    steppers[key] = _keras_stepper(engine, *key)
+            call = steppers[key]
+            if command.get("flops"):
+                answer = {"flops": _step_flops(call.model, command["model"], command["batch"])}
+            else:
+                answer = {"seconds": call(), "params": call.params}
+        except Exception as error:  # noqa: BLE001 - the parent prints it in the table
+            answer = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"}
+        print(json.dumps(answer), flush=True)
+
+
+# ---- parent side --------------------------------------------------------------------------
+
+
+class Engine:
+    """A worker process for one engine, asked for timings one line at a time."""
+
+    def __init__(self, name):
+        self.name = name
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--worker", name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # start-up lines; a failure comes back as a line
+            text=True,
+            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
+        )
+
+    def ask(self, **command):
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            return {"error": f"the {self.name} worker exited ({self.process.wait()})"}
+        return json.loads(line)
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def available_engines():
+    import importlib.util
+
+    have_torch = importlib.util.find_spec("torch") is not None
+    return [e for e in ENGINES if have_torch or e not in ("torch", "pytorch")]
+
+
+def matmul_rate(size=2048, repeats=3):
+    """FLOP/s of a float32 ``size`` x ``size`` product in NumPy (best of ``repeats``)."""
+    import numpy as np
+
+    a = np.random.default_rng(0).random((size, size), dtype=np.float32)
+    a @ a
+    best = min(_timed(lambda: a @ a) for _ in range(repeats))
+    return 2 * size**3 / best
+
+
+def _timed(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def bench_model(name, engines, args, rates):
+    batch = BLOCK_BATCH if name == "resnet18" else TOKEN_BATCH
+    command = dict(model=name, width=args.width if name in ("transformer", "mixer") else 1.0,
+                   batch=batch, steps=args.steps)  # fmt: skip
+    usable = [e for e in engines if not (e.name == "pytorch" and name not in TOKEN_MODELS)]
+    times, params, errors = {e.name: [] for e in usable}, {}, {}
+    flops = None
+    for round_ in range(args.rounds + 1):  # round 0 compiles and warms up
+        rates.append(matmul_rate())
+        for engine in usable:
+            if engine.name in errors:
+                continue
+            answer = engine.ask(**command)
+            if "error" in answer:
+                errors[engine.name] = answer["error"]
+                continue
+            params[engine.name] = answer["params"]
+            if round_:
+                times[engine.name].append(answer["seconds"] / args.steps)
+        if round_ == 0:
+            jax_engine = next((e for e in usable if e.name == "jax"), None)
+            if jax_engine is not None and "jax" not in errors:
+                flops = jax_engine.ask(**command, flops=True).get("flops")
+        print(f"  {name}: round {round_}/{args.rounds} done", file=sys.stderr, flush=True)
+    return dict(model=name, batch=batch, times=times, params=params, errors=errors, flops=flops)
+
+
+def print_table(rows, rate, load):
+    print(
+        f"\nms per training step (median over rounds; range), examples/s, fraction of the "
+        f"matmul rate ({rate / 1e9:.0f} GFLOP/s, NumPy float32, measured in the same run); "
+        f"load average at the start {load[0]:.1f}, at the end {load[1]:.1f}\n"
+    )
+    print("| model | params | batch | GFLOP/step | engine | ms/step | examples/s | of matmul |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for row in rows:
+        medians = {e: statistics.median(t) for e, t in row["times"].items() if t}
+        best = min(medians, key=medians.get) if medians else None
+        gflop = f"{row['flops'] / 1e9:.1f}" if row["flops"] else "-"
+        for engine, seconds in row["times"].items():
+            if engine in row["errors"]:
+                cells = [f"failed: {row['errors'][engine]}", "", ""]
+            else:
+                ms = 1e3 * medians[engine]
+                spread = f"{1e3 * min(seconds):.0f}-{1e3 * max(seconds):.0f}"
+                frac = f"{row['flops'] / medians[engine] / rate:.2f}" if row["flops"] else "-"
+                mark = " **fastest**" if engine == best else ""
+                cells = [f"{ms:.0f} ({spread}){mark}", f"{row['batch'] / medians[engine]:,.0f}",
+                         frac]  # fmt: skip
+            params = f"{row['params'].get(engine, 0):,}"
+            print(f"| {row['model']} | {params} | {row['batch']} | {gflop} | {engine} | "
+                  + " | ".join(cells) + " |")  # fmt: skip
+    print()
+    for row in rows:
+        medians = {e: statistics.median(t) for e, t in row["times"].items() if t}
+        if len(medians) > 1:
+            ranked = sorted(medians, key=medians.get)
+            first, second = ranked[0], ranked[1]
+            print(
+                f"{row['model']}: {first} is fastest, {medians[second] / medians[first]:.2f}x "
+                f"ahead of {second}" + "".join(
+                    f"; {medians[e] / medians[first]:.2f}x ahead of {e}" for e in ranked[2:]
+                )
+            )  # fmt: skip
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
+    parser.add_argument("--engines", nargs="+", default=None, choices=ENGINES,
+                        help="default: every engine this machine has")  # fmt: skip
+    parser.add_argument("--width", type=float, default=0.125,
+                        help="width of the Transformer and Mixer (1: the paper's)")  # fmt: skip
+    parser.add_argument("--steps", type=int, default=3, help="training steps per timed call")
+    parser.add_argument("--rounds", type=int, default=3, help="timed rounds (after a warm-up)")
+    parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    for name in ("steps", "rounds"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be >= 1")
+    if not 0 < args.width <= 1:
+        parser.error("--width must be in (0, 1]")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.worker:
+        return worker(args.worker)
+    have = available_engines()
+    missing = [e for e in args.engines or [] if e not in have]
+    if missing:
+        sys.exit(f"bench_engines.py: not installed here: {', '.join(missing)} (PyTorch: "
+                 f"pip install -e '.[bench]')")  # fmt: skip
+    names = args.engines or have
+    print(f"engines: {', '.join(names)}; models: {', '.join(args.models)}; "
+          f"{args.steps} steps x {args.rounds} rounds", flush=True)  # fmt: skip
+    load = [os.getloadavg()[0]]
+    engines = [Engine(name) for name in names]
+    rates, rows = [], []
+    try:
+        for name in args.models:
+            rows.append(bench_model(name, engines, args, rates))
+    finally:
+        for engine in engines:
+            engine.close()
+    load.append(os.getloadavg()[0])
+    print_table(rows, statistics.median(rates), load)
+    return rows
+
+
+if __name__ == "__main__":
+    main()
