@@ -86,7 +86,9 @@ class System:
     """How a run executes; never part of its identity (a run resumes under another)."""
 
     backend: str | None = field(
-        "Keras backend (none: KERAS_BACKEND, else Keras's default)", BACKENDS, default=None
+        "Keras backend (none: KERAS_BACKEND, else the machine's measured-fastest: engines.py)",
+        BACKENDS,
+        default=None,
     )
     devices: int | None = field(
         "train data-parallel on the first N devices (none: all GPUs, else CPU)", default=None

@@ -47,6 +47,29 @@ JAX_CLUSTER_VARS = (
 TF_CONFIG_JOBS = ("chief", "worker")
 
 
+class SynchronousDispatch(keras.callbacks.Callback):
+    """Keeps Keras's batch-end callbacks on the thread that dispatches the steps.
+
+    Keras on JAX hands each batch's logs to a thread pool that reads them from the device
+    while the main thread dispatches the next programs. With a model over several devices
+    (``DataParallel``) two threads then launch multi-device programs at once, and XLA's CPU
+    runtime can queue them in different orders on different devices: each device waits in
+    the other's all-reduce, and after 40 s the process aborts (``rendezvous.cc: Termination
+    timeout for all reduce``; seen on a 2-core CPU split in two under load, Keras 3.15, jax
+    0.10.2; the threads seen with py-spy). A callback that defines the batch-end hooks turns
+    that thread pool off (Keras's ``CallbackList._configure_async_dispatch``).
+    """
+
+    def on_train_batch_end(self, batch, logs=None):
+        pass
+
+    def on_test_batch_end(self, batch, logs=None):
+        pass
+
+    def on_predict_batch_end(self, batch, logs=None):
+        pass
+
+
 @dataclasses.dataclass(frozen=True)
 class Placement:
     """Where the replicas of a run live, and the engine that keeps them in step.
@@ -78,6 +101,13 @@ class Placement:
         dataset fails to build (TF 2.21, Keras 3.15: "has_next" in the while loop's
         condition)."""
         return 1 if self.engine in (MIRRORED, MULTI_WORKER) else None
+
+    def callbacks(self):
+        """Callbacks every ``fit`` / ``evaluate`` of this placement needs: on several JAX
+        devices, ``SynchronousDispatch``."""
+        if self.engine == DATA_PARALLEL and self.num_replicas > 1:
+            return [SynchronousDispatch()]
+        return []
 
     def scope(self):
         """Context to build, compile, restore and fit the model in."""

@@ -64,9 +64,10 @@ class _EpochRecorder(keras.callbacks.Callback):
     NaN, and the run stops at the end of that epoch, recorded as NaN.
     """
 
-    def __init__(self, run):
+    def __init__(self, run, engine_callbacks=()):
         super().__init__()
         self.run = run
+        self.engine_callbacks = list(engine_callbacks)  # ``Placement.callbacks()``
 
     def on_epoch_begin(self, epoch, logs=None):
         self.t0 = time.perf_counter()
@@ -78,7 +79,9 @@ class _EpochRecorder(keras.callbacks.Callback):
             run.saw_nan = True
             self.model.stop_training = True
         if run.data.train_eval is not None:
-            result = self.model.evaluate(run.data.train_eval, verbose=0, return_dict=True)
+            result = self.model.evaluate(
+                run.data.train_eval, verbose=0, return_dict=True, callbacks=self.engine_callbacks
+            )
             logs["train_eval_accuracy"] = result["accuracy"]
         else:
             logs["train_eval_accuracy"] = logs.get("accuracy")
@@ -351,6 +354,7 @@ def _train(run, build_model, distribution):
     run.record.update(engine)
     run.record["starts"] = [*run.record.get("starts", []), {"epoch": initial_epoch, **engine}]
     run.record["steps_per_execution"] = options.steps_per_execution
+    engine_callbacks = distribution.callbacks()
     if initial_epoch < epochs:
         with distribution.scope():
             model.fit(
@@ -360,13 +364,19 @@ def _train(run, build_model, distribution):
                 steps_per_epoch=steps,
                 validation_data=data.test,
                 shuffle=False,  # the dataset reshuffles itself each epoch
-                callbacks=[_EpochRecorder(run), *options.callbacks],
+                callbacks=[
+                    *engine_callbacks,
+                    _EpochRecorder(run, engine_callbacks),
+                    *options.callbacks,
+                ],
                 verbose=options.verbose,
             )
     final_evals = {}
     with distribution.scope():
         for name, dataset in data.final_evals.items():
-            result = model.evaluate(dataset, verbose=0, return_dict=True)
+            result = model.evaluate(
+                dataset, verbose=0, return_dict=True, callbacks=engine_callbacks
+            )
             final_evals[f"{name}_accuracy"] = float(result["accuracy"])
             final_evals[f"{name}_loss"] = float(result["loss"])
     if options.save_model:  # written whole, then renamed: a kill leaves no half model

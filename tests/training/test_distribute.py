@@ -315,3 +315,35 @@ def test_block_holdout_on_two_devices(tmp_path, tfds_dir):
     summary = json.loads((out / "logits.json").read_text())
     assert set(summary["models"]) == {"IID", "holdout"}
     assert "model trained holdout" in proc.stdout
+
+
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_several_jax_devices_read_batch_logs_on_the_dispatching_thread(replicas):
+    """Keras hands batch-end logs to a thread pool where it can; with several JAX devices a
+    second thread launching programs can deadlock XLA's CPU all-reduce, so a placement over
+    several devices keeps every batch-end callback on the thread that runs ``fit``."""
+    import threading
+
+    class Where(keras.callbacks.Callback):
+        async_safe = True  # on its own it would leave Keras's thread pool on
+
+        def __init__(self):
+            super().__init__()
+            self.threads = set()
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.threads.add(threading.get_ident())
+
+    placement = distribute.Placement(
+        distribute.DATA_PARALLEL, devices=("cpu:0",) * replicas, num_replicas=replicas
+    )
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.compile("sgd", "mse")
+    where = Where()
+    x = np.zeros((64, 3), "float32")
+    model.fit(x, x[:, :2], batch_size=8, verbose=0, callbacks=[*placement.callbacks(), where])
+    on_main = where.threads == {threading.get_ident()}
+    if replicas > 1:
+        assert on_main, where.threads
+    elif BACKEND == "jax":  # the thread pool Keras uses on one device: the test can fail
+        assert not on_main
