@@ -11,7 +11,9 @@ of ``--repeats`` runs of ``--steps`` steps after a warm-up, interleaved: a jitte
 (``tools/bench_train.py``'s hand-written step on the Keras model's stateless call), Keras
 ``fit`` (the library's compile), and a plain eager PyTorch step (``torch.get_num_threads()``
 threads). It prints ms per step and the ratio PyTorch / ours (above 1: we are faster).
-Without PyTorch installed it says so and exits 0.
+Without PyTorch installed it says so and exits 0. To compare plain PyTorch with the
+library's default engine (on a CPU: TensorFlow with XLA for these models) and with every other
+engine, run ``tools/bench_engines.py``, which builds its PyTorch models from this file.
 
 Measured 2026-12-02 on a 2-core CPU shared with other jobs (torch 2.13.0, 2 threads; one
 run, steps 2, repeats 2): the 1/8-width MLP-Mixer (144,506 parameters in both) 1375 ms per
