@@ -278,7 +278,20 @@ def parse_flags(fields, presets, argv, description=None, defaults=None):
     parser = build_parser(fields, values, description)
     args = parser.parse_args(argv)
     given = given_flags(parser, args, fields)
+    trust_given(given)
     return args.preset, {**values[args.preset], **given}, given
+
+
+def trust_given(given):
+    """Every builder or kind reference given on the command line is the user's own code:
+    a run folder naming it may import it (``registry.trust``; reading records imports no
+    other code)."""
+    from pvr_keras import registry
+
+    for value in given.values():
+        for item in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(item, str) and registry.is_reference(item):
+                registry.trust(item)
 
 
 # -- recipes ----------------------------------------------------------------------------------

@@ -27,3 +27,9 @@ class RunBusy(RuntimeError):
 class DamagedFile(ValueError):
     """A record, checkpoint or saved model that is not whole: the message names the file
     and says what is wrong (exit status 1, one line)."""
+
+
+class UntrustedCode(ConfigError):
+    """A record read from disk names code (a builder or task kind reference) that reading it
+    would import; nothing was imported. The user opts in with ``--trust-code`` /
+    ``trust_code=True`` (exit status 2, one line)."""

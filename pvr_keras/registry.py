@@ -29,6 +29,7 @@ find any ``"module:name"`` / ``"file.py:name"`` reference (models, kinds, genera
 """
 
 import ast
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -38,10 +39,14 @@ import os
 import pathlib
 import sys
 
+from pvr_keras.errors import UntrustedCode
+
 MODEL_KINDS = ("token", "image", "sequence", "bits")
 MODELS_DIR = pathlib.Path(__file__).resolve().parent / "models"
 _USER_PACKAGE = "pvr_keras_user"  # sys.modules names of user files loaded by path
 _SOURCES = {}  # a builder file's reference path -> where it was found (a run's record says)
+_READING = []  # what is being read from disk, innermost last: no new code is imported then
+_TRUSTED = set()  # the files / modules the user named themselves (``trust``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -301,15 +306,68 @@ def check_model(name, kind):
     return spec
 
 
+@contextlib.contextmanager
+def reading(what):
+    """While reading ``what`` (a record, a results file) from disk: any reference found there
+    that names code not yet imported, and not named by the user (``trust``), raises
+    ``UntrustedCode`` instead of being imported. Reading a record never runs code the user did
+    not ask for."""
+    _READING.append(str(what))
+    try:
+        yield
+    finally:
+        _READING.pop()
+
+
+def trust(ref):
+    """Marks the code of ``ref`` (a reference the user gave, e.g. on the command line) as
+    theirs: ``reading`` imports it. The file is the one its path names here (never a path a
+    record gave)."""
+    if not is_reference(ref):
+        return
+    module = _split_reference(normalise_reference(ref))[0]
+    _TRUSTED.add(str(pathlib.Path(module).resolve()) if _is_file(module) else module)
+
+
+def trust_file(path):
+    """Marks the file at ``path`` as the user's (``trust``, for a path already checked)."""
+    _TRUSTED.add(str(pathlib.Path(path).resolve()))
+
+
+def file_of(ref):
+    """The file a file reference's code would be imported from here (a record's
+    ``model_source`` where the reference's own path is not here), or None for a module
+    reference."""
+    module = _split_reference(normalise_reference(ref))[0]
+    return _file_path(module).resolve() if _is_file(module) else None
+
+
+def _check_trusted(module, key):
+    if _READING and key not in _TRUSTED:
+        raise UntrustedCode(
+            f"{_READING[-1]} names code to import ({module}); reading a record runs no code "
+            f"you did not name: pass --trust-code (trust_code=True) to import it, or name the "
+            f"reference yourself"
+        )
+
+
 def load_module(module):
-    """Imports a module by name, or a ``.py`` file by path (once per absolute path)."""
+    """Imports a module by name, or a ``.py`` file by path (once per absolute path).
+
+    Raises:
+        UntrustedCode: inside ``reading``, a module not imported yet that the user did not
+            name (``trust``).
+    """
     if not _is_file(module):
+        if module not in sys.modules and module.split(".")[0] != "pvr_keras":
+            _check_trusted(module, module)
         return importlib.import_module(module)
     path = _file_path(os.path.normpath(module)).resolve()
     digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
     name = f"{_USER_PACKAGE}.{path.stem}_{digest}"
     if name in sys.modules:
         return sys.modules[name]
+    _check_trusted(module, str(path))
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None:
         raise ValueError(f"cannot load {path} as a Python module")

@@ -47,6 +47,12 @@ def parse(argv=None):
     parser.add_argument("--data-dir", help="TFDS data dir of image runs (default: the run's)")
     parser.add_argument("--backend", choices=("tensorflow", "jax"), help="Keras backend")
     parser.add_argument("--json", help="also write the rows to this JSON file")
+    parser.add_argument(
+        "--trust-code",
+        action="store_true",
+        help="import the builder or task kind file the run names (only the file it trained "
+        "with: its SHA-256 is checked); without it a run naming code of its own is refused",
+    )
     args = parser.parse_args(argv)
     if args.json is not None:  # checked before the evaluation, not after it
         target = pathlib.Path(args.json)
@@ -74,7 +80,7 @@ def main(argv=None):
     cli.start(args.backend)
     from pvr_keras import training
 
-    run = training.load_run(args.run_dir)
+    run = training.load_run(args.run_dir, trust_code=args.trust_code)
     windows = args.window or [None]
     holdouts = args.holdout or [None]
     rows = []

@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+from pvr_keras import files
+
 REPO = pathlib.Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "extending.md"
 sys.path.insert(0, str(REPO / "recipes"))
@@ -68,14 +70,18 @@ def test_a_model_of_your_own_through_every_recipe(in_project, tmp_path, capsys):
     record = token_pvr.main(["--model", ref, "--window", "1", *TINY, "--out", str(out)])
     assert record["config"]["model"] == ref and record["model"] == "functional"
     assert record["model_source"] == str(in_project / "my_nets.py")
+    assert record["model_source_sha256"] == files.sha256(in_project / "my_nets.py")
     # evaluate.py from another folder, in a fresh process: only the module defines Doubled.
+    # It imports the run's builder file only when asked to (--trust-code).
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    done = subprocess.run(
-        [sys.executable, str(REPO / "recipes" / "evaluate.py"), str(out), "--json",
-         str(elsewhere / "rows.json")],
-        cwd=elsewhere, env=_env(), capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    command = [sys.executable, str(REPO / "recipes" / "evaluate.py"), str(out), "--json",
+               str(elsewhere / "rows.json")]  # fmt: skip
+    done = subprocess.run(command, cwd=elsewhere, env=_env(), capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    assert done.returncode == 2 and "--trust-code" in done.stderr, done.stderr[-2000:]
+    done = subprocess.run([*command, "--trust-code"], cwd=elsewhere, env=_env(),
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     [row] = json.loads((elsewhere / "rows.json").read_text())
     assert row["accuracy"] == pytest.approx(record["final"]["test_accuracy"], abs=1e-6)

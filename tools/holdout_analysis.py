@@ -16,13 +16,13 @@ import pathlib
 import sys
 
 
-def analyse(results_dir, test_examples=5_000, train_examples=100_000):
+def analyse(results_dir, test_examples=5_000, train_examples=100_000, trust_code=False):
     from pvr_keras import compat
 
     compat.import_tensorflow_quietly()
     import keras
 
-    from pvr_keras import analysis, data, identity
+    from pvr_keras import analysis, data, identity, registry
     from pvr_keras.sweeps import ResultsDir
     from pvr_keras.training import load_run
 
@@ -37,9 +37,10 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000):
         if not path.is_file():
             print(f"{line['id']}: no model.keras, skipped")
             continue
-        run = identity.from_line(line)
+        with registry.reading(results_dir / "results.jsonl"):  # a line runs no code
+            run = identity.from_line(line)
         task = run.task
-        model = load_run(path.parent).model
+        model = load_run(path.parent, trust_code=trust_code).model
         x, y = data.token_arrays(task, test_examples, split="test", seed=run.seed,
                                  holdout=run.holdout)  # fmt: skip
         xt, yt = data.token_arrays(task, train_examples, split="train", seed=run.seed,
@@ -89,10 +90,16 @@ def main(argv=None):
     parser.add_argument("results_dir")
     parser.add_argument("--test-examples", type=int, default=5_000)
     parser.add_argument("--train-examples", type=int, default=100_000)
+    parser.add_argument(
+        "--trust-code",
+        action="store_true",
+        help="import the builder files the runs name (each checked against the SHA-256 its "
+        "run recorded); without it such runs are refused",
+    )
     args = parser.parse_args(argv)
     if not (pathlib.Path(args.results_dir) / "results.jsonl").is_file():
         raise FileNotFoundError(f"{args.results_dir} holds no results.jsonl")
-    summaries = analyse(args.results_dir, args.test_examples, args.train_examples)
+    summaries = analyse(args.results_dir, args.test_examples, args.train_examples, args.trust_code)
     write(summaries, args.results_dir)
     print(f"wrote {args.results_dir}/holdout_analysis.json, .csv, .png ({len(summaries)} runs)")
     return summaries

@@ -26,7 +26,7 @@ case "$PART" in token | figure7 | boolean | all) ;; *)
   ;;
 esac
 PY=${PYTHON:-python}
-TOKEN_BACKEND=${TOKEN_BACKEND:-jax}
+TOKEN_BACKEND=${TOKEN_BACKEND:-tensorflow}  # the faster engine of a CPU (tools/bench_engines.py)
 BLOCK_BACKEND=${BLOCK_BACKEND:-tensorflow}
 step() { echo "=== $(date -u +%FT%TZ) $*"; "$@"; }
 ok3() { "$@" || [ $? = 3 ]; }  # exit 3: a run that finished but failed by the paper's rule

@@ -77,24 +77,27 @@ def migrate_recipe_config(config):
 def migrate(paths, *, write=True, log=print):
     """Migrates every run record and recipe config under ``paths``; returns the files that
     were (or, with ``write=False``, would be) changed."""
+    from pvr_keras import registry
+    from pvr_keras.errors import UntrustedCode
     from pvr_keras.files import write_text
 
     changed = []
     for root in map(pathlib.Path, paths):
         files = [root] if root.is_file() else sorted(root.rglob("*.json"))
         for path in files:
-            if path.name == "record.json":
-                old = json.loads(path.read_text())
-                new = migrate_record(old)
-                indent = 1
-            elif path.name == "config.json" or (
+            is_config = path.name == "config.json" or (
                 path.name.startswith("config_") and path.suffix == ".json"
-            ):
-                old = json.loads(path.read_text())
-                new = migrate_recipe_config(old)
-                indent = 2
-            else:
+            )
+            if path.name != "record.json" and not is_config:
                 continue
+            old = json.loads(path.read_text())
+            try:
+                with registry.reading(path):  # a record never makes this import code
+                    new = migrate_recipe_config(old) if is_config else migrate_record(old)
+            except UntrustedCode as error:
+                log(f"skipped {path}: {error}")
+                continue
+            indent = 2 if is_config else 1
             if new is old or new == old:
                 continue
             changed.append(path)

@@ -20,7 +20,7 @@ import pathlib
 import numpy as np
 
 from pvr_keras import files, registry
-from pvr_keras.errors import DamagedFile
+from pvr_keras.errors import DamagedFile, UntrustedCode
 from pvr_keras.training import records
 
 
@@ -153,14 +153,21 @@ def load_model(path, model=None, source=None, sha256=None):
         raise DamagedFile(f"{path} is not a whole saved Keras model ({error})") from None
 
 
-def load_run(folder):
+def load_run(folder, *, trust_code=False):
     """Loads a finished run folder (``record.json`` and ``model.keras``).
+
+    A record that names code of its own (a builder or task kind by reference) never makes
+    this import it unless the code is the user's: a reference they named (``registry.trust``,
+    as the recipes do with ``--model`` / ``--kind``), one already imported, or, with
+    ``trust_code=True``, a file whose SHA-256 is the one the run recorded when it trained.
 
     Raises:
         FileNotFoundError: no record or no saved model there (a run trained without
             ``save_model``, or not finished).
         DamagedFile: the record or the model is not whole (names the file, says why).
         ValueError: the record says the run has not completed, or its config is not a run.
+        UntrustedCode: (a ValueError) the record names code this would have to import, and
+            ``trust_code`` is off, or the file is not the one the run recorded.
     """
     from pvr_keras import identity
 
@@ -173,13 +180,45 @@ def load_run(folder):
         raise ValueError(f"{folder} holds a run that has not finished (status running)")
     for key, ref in (("model_source", record["config"].get("model")),
                      ("kind_source", record["config"].get("kind"))):  # fmt: skip
-        if record.get(key) and registry.is_reference(ref):
+        if not (isinstance(ref, str) and registry.is_reference(ref)):
+            continue
+        if record.get(key):
             registry.remember_source(ref, record[key])
-    try:
-        run = identity.from_config(record["config"])
-    except ValueError as error:
-        raise DamagedFile(f"{folder / 'record.json'}: its config is not a run ({error})") from None
-    model = load_model(
-        folder / "model.keras", run.model, record.get("model_source"), record.get("model_sha256")
-    )
+        if trust_code:
+            _trust_recorded(folder, ref, record.get(f"{key}_sha256"))
+    with registry.reading(folder / "record.json"):
+        try:
+            run = identity.from_config(record["config"])
+        except UntrustedCode:
+            raise
+        except ValueError as error:
+            raise DamagedFile(
+                f"{folder / 'record.json'}: its config is not a run ({error})"
+            ) from None
+        model = load_model(
+            folder / "model.keras", run.model, record.get("model_source"),
+            record.get("model_sha256"),
+        )  # fmt: skip
     return FinishedRun(folder, record, model, run)
+
+
+def _trust_recorded(folder, ref, digest):
+    """With ``trust_code``: trusts the file ``ref`` names if it is the one the run trained
+    with (its SHA-256); a module reference is trusted as it is."""
+    path = registry.file_of(ref)
+    if path is None:  # a module reference: the importable module of that name
+        registry.trust(ref)
+        return
+    if not path.is_file():
+        raise FileNotFoundError(f"{folder}: the code it names, {ref}, is not here ({path})")
+    if not digest:
+        raise UntrustedCode(
+            f"{folder / 'record.json'} records no SHA-256 of {path} (a run trained before "
+            f"records had one): check the file and name it yourself (registry.trust)"
+        )
+    if files.sha256(path) != digest:
+        raise UntrustedCode(
+            f"{path} is not the file {folder} was trained with (its SHA-256 differs from the "
+            f"recorded one); --trust-code imports only that file"
+        )
+    registry.trust_file(path)

@@ -13,7 +13,7 @@ a given config is the same run whichever of them starts it.
 import dataclasses
 import pathlib
 
-from pvr_keras import registry
+from pvr_keras import files, registry
 
 
 def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distribution=None,
@@ -72,7 +72,10 @@ def sources(run):
         if registry.is_reference(ref):
             module = ref.rpartition(":")[0]
             if module.endswith(".py") or "/" in module:
-                found[key] = str(pathlib.Path(module).resolve())
+                path = pathlib.Path(module).resolve()
+                found[key] = str(path)
+                # What trust_code checks before importing it again (training.load_run).
+                found[f"{key}_sha256"] = files.sha256(path) if path.is_file() else None
     return found
 
 

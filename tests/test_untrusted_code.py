@@ -1,0 +1,146 @@
+"""Reading a run folder or a results line never runs code the user did not name.
+
+Each case plants a Python file that writes a marker file when imported, names it in a record
+(a builder by ``model`` / ``model_source``, a task kind by ``kind`` / ``kind_source``) and
+reads the record through an entry point: nothing may write the marker unless the user opts in
+(``trust_code=True`` / ``--trust-code``, and then only for the file the run trained with)."""
+
+import json
+import pathlib
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from pvr_keras import files, identity, registry
+from pvr_keras.errors import UntrustedCode
+from pvr_keras.runconfig import Run
+from pvr_keras.sweeps import FIGURES, ResultsDir
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _plant(folder, marker, name="evil.py", body="def mlp(**kwargs):\n    return None\n"):
+    path = folder / name
+    path.write_text(f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n{body}")
+    return path
+
+
+def _run_folder(folder, model_file=None, *, sha256=None, config=None, **more):
+    """A finished run folder whose record names ``model_file``'s ``mlp`` as its builder (or
+    holds ``config``)."""
+    from pvr_keras.training import records
+
+    folder.mkdir(parents=True)
+    if config is None:
+        config = identity.identity(Run.make("token", model=f"{model_file}:mlp"))
+        more["model_source"] = str(model_file)
+    record = {
+        "format": records.FORMAT, "format_version": records.FORMAT_VERSION,
+        "status": "complete", "config": config, "final": {}, "history": {}, **more,
+        **({"model_source_sha256": sha256} if sha256 else {}),
+    }  # fmt: skip
+    (folder / "record.json").write_text(json.dumps(record))
+    with zipfile.ZipFile(folder / "model.keras", "w") as archive:  # a zip, not a model
+        archive.writestr("config.json", "{}")
+    return folder
+
+
+@pytest.fixture
+def planted(tmp_path):
+    marker = tmp_path / "marker"
+    return marker, _plant(tmp_path, marker)
+
+
+def test_load_run_imports_no_code_a_record_names(planted, tmp_path):
+    from pvr_keras import training
+
+    marker, evil = planted
+    folder = _run_folder(tmp_path / "run", evil)
+    with pytest.raises(UntrustedCode, match="names code to import.*--trust-code"):
+        training.load_run(folder)
+    assert not marker.exists()
+
+
+def test_trust_code_imports_only_the_file_the_run_trained_with(planted, tmp_path):
+    from pvr_keras import training
+
+    marker, evil = planted
+    other = _run_folder(tmp_path / "other", evil, sha256="0" * 64)  # another file's hash
+    with pytest.raises(UntrustedCode, match="not the file"):
+        training.load_run(other, trust_code=True)
+    unhashed = _run_folder(tmp_path / "unhashed", evil)
+    with pytest.raises(UntrustedCode, match="records no SHA-256"):
+        training.load_run(unhashed, trust_code=True)
+    assert not marker.exists()
+    # The recorded file, opted in: imported (then the stand-in model.keras fails to load).
+    mine = _run_folder(tmp_path / "mine", evil, sha256=files.sha256(evil))
+    with pytest.raises(ValueError):
+        training.load_run(mine, trust_code=True)
+    assert marker.exists()
+
+
+def test_a_task_kind_named_by_a_record_is_not_imported(tmp_path):
+    from pvr_keras import training
+
+    marker = tmp_path / "marker"
+    kind_file = _plant(tmp_path, marker, "evil_kind.py", "KIND = None\n")
+    config = {"kind": f"{kind_file}:KIND", "model": "mlp", "seed": 0}
+    folder = _run_folder(tmp_path / "run", config=config, kind_source=str(kind_file))
+    with pytest.raises(UntrustedCode):
+        training.load_run(folder)
+    assert not marker.exists()
+
+
+def test_evaluate_refuses_in_one_line(planted, tmp_path):
+    marker, evil = planted
+    folder = _run_folder(tmp_path / "run", evil)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "recipes" / "evaluate.py"), str(folder)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "--trust-code" in done.stderr and "Traceback" not in done.stderr
+    assert not marker.exists()
+
+
+def test_drawing_and_migrating_records_import_no_kind(tmp_path):
+    """make_figures.py and migrate_runs.py --check on records of a kind of someone's own
+    code: they draw / check without importing it."""
+    marker = tmp_path / "marker"
+    kind_file = _plant(tmp_path, marker, "evil_kind.py", "KIND = None\n")
+    results = ResultsDir(tmp_path / "results", create=True)
+    lines = []
+    for n in (1000, 3000):
+        run = Run.make("token", num_examples=n)
+        lines.append({"id": run.run_id, "sweep": "size_window", **run.to_dict(),
+                      "kind": f"{kind_file}:KIND", "test_accuracy": 0.5,
+                      "train_accuracy": 1.0, "failed": False})  # fmt: skip
+    results.write_sweep("size_window", {"name": "size_window", "figure": FIGURES["size_window"],
+                                        "run_ids": [r["id"] for r in lines]})  # fmt: skip
+    for line in lines:
+        results.append(line)
+    run_dir = tmp_path / "results" / "runs" / "r"
+    run_dir.mkdir(parents=True)
+    (run_dir / "record.json").write_text(json.dumps({"config": {"kind": f"{kind_file}:KIND"}}))
+    for tool, args in (("make_figures.py", []), ("migrate_runs.py", ["--check"])):
+        done = subprocess.run(
+            [sys.executable, str(REPO / "tools" / tool), str(results.path), *args],
+            capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        )  # fmt: skip
+        assert "Traceback" not in done.stderr, (tool, done.stderr[-2000:])
+        assert not marker.exists(), tool
+    assert (results.path / "figures" / "size_window_test_accuracy.png").is_file()
+
+
+def test_a_reference_the_user_names_is_theirs(planted):
+    """The opt-in of the command line: a reference given by the user may be imported while a
+    record is read (the recipes trust every reference given as a flag)."""
+    marker, evil = planted
+    with registry.reading("a record"), pytest.raises(UntrustedCode):
+        registry.load_module(str(evil))
+    registry.trust(f"{evil}:mlp")
+    with registry.reading("a record"):
+        registry.load_module(str(evil))
+    assert marker.exists()
