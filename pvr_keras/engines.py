@@ -3,17 +3,18 @@
 ``choose(backend)`` picks the backend before Keras is imported: the one named (``--backend``
 or ``KERAS_BACKEND`` always wins), else the measured-fastest for the platform:
 
-- a CPU: TensorFlow with tf.data input. ``tools/bench_engines.py`` on a 2-core CPU times
-  TensorFlow ahead of JAX on every model of the paper (the 1/8-width MLP-Mixer 4x, ResNet18
-  2.4x, the Transformer 1.7x, the paper's MLP 1.1x; README "Engines").
+- a CPU: TensorFlow with tf.data input. ``tools/bench_engines.py`` on a 2-core CPU times it
+  fastest, or within noise of the fastest, on every model of the paper (against JAX: the
+  1/8-width MLP-Mixer 3.5-4.2x faster, ResNet18 2-2.4x, the Transformer 1.3-2x, the paper's
+  MLP within noise; README "Choosing the backend").
 - an NVIDIA GPU with JAX's CUDA plugin installed: JAX with device input, the choice that
   ``tools/gpu_check.sh`` measures (until it measures otherwise).
 
 ``jit_compile(model)`` is the XLA setting of a compiled model on TensorFlow, set by
 ``training.compile_model``: on a CPU, XLA for models without convolutions (the token and
-Boolean models: 1.3-1.5x faster per step than TensorFlow's graph mode, whose kernels run one
+Boolean models: 1.1-2x faster per step than TensorFlow's graph mode, whose kernels run one
 op at a time) and graph mode with oneDNN for convolutional ones (XLA's CPU convolutions are
-2x slower there); Keras's own choice elsewhere (XLA on a GPU, none under tf.distribute).
+1.1-2.2x slower there); Keras's own choice elsewhere (XLA on a GPU, none under tf.distribute).
 Neither changes a run's identity: a run resumes on either engine.
 """
 
