@@ -131,8 +131,23 @@ def _flag_type(tp):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         return _flag_type(args[0])
     if origin is tuple:
-        return {"type": typing.get_args(tp)[0], "nargs": "+"}
-    return {"type": tp}
+        return {"type": _ascii_number(typing.get_args(tp)[0]), "nargs": "+"}
+    return {"type": _ascii_number(tp)}
+
+
+def _ascii_number(kind):
+    """``int`` / ``float`` that take ASCII digits only (Python's own read a full-width ``５``
+    as 5); other types as they are."""
+    if kind not in (int, float):
+        return kind
+
+    def convert(text):
+        if not text.isascii():
+            raise ValueError(f"not an ASCII number: {text!r}")
+        return kind(text)
+
+    convert.__name__ = kind.__name__  # argparse: "invalid int value: '５'"
+    return convert
 
 
 def _none_or(kind):
@@ -382,6 +397,29 @@ def check_out_folder(out, *, sweep=False, own=()):
             )
 
 
+def make_out_folder(out):
+    """Creates ``--out`` (and its parents) before any work, or says in one line why it cannot
+    be (a ConfigError)."""
+    try:
+        pathlib.Path(out).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"--out {out} cannot be created: {error.strerror or error}") from None
+
+
+def say_epochs(run):
+    """One line when the recipe's rules train other epochs than ``--epochs`` asks (a tiny
+    training set runs more, to reach ``min_steps``)."""
+    epochs = run.train.num_epochs(run.num_examples)
+    if epochs != run.epochs:
+        steps = run.train.steps_per_epoch(run.num_examples)
+        print(
+            f"training {epochs} epochs, not --epochs {run.epochs}: --min-steps "
+            f"{run.min_steps} needs {epochs} epochs of {steps} steps ({run.num_examples} "
+            f"examples at batch {run.batch_size})",
+            flush=True,
+        )
+
+
 def start(backend=None, *, input_source=None, kind=None):
     """Prepares the process for a recipe's work, after its config is checked: the Keras
     backend (the one named, else the measured-fastest: ``engines.choose``), TensorFlow
@@ -586,6 +624,7 @@ class Recipe:
         run, own = self.parse(argv)
         out = self.out_folder(run, own)
         check_out_folder(out, own=self.subruns)
+        say_epochs(run)
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
         run = run.replace(backend=backend)  # the config records the engine that trains
         from pvr_keras.training import distribute
@@ -598,6 +637,7 @@ class Recipe:
         if self.prepare:
             # Data first: a machine that cannot get it fails here, before anything is written.
             spec.prepare_data(run.task, run.system.data_dir, download=run.system.download)
+        make_out_folder(out)
         write_config(out, run, own)  # refuses a folder of another run, untouched
         return self.body(Context(run, own, out, source, placement))
 
@@ -693,6 +733,7 @@ def run_sweep(parsed, runs, *, name, figure, describe=None, trainer=None, grows=
         return {"total": len(runs), "runs": runs}
     check_out_folder(own.out, sweep=True)
     check_task(lambda: sweeps_manifest_compatible(own.out))
+    make_out_folder(own.out)
     run = parsed.run
     backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
     parsed = dataclasses.replace(parsed, run=run.replace(backend=backend))

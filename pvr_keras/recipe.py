@@ -23,6 +23,9 @@ def _finite(value):
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+MAX_COUNT = 2**31 - 1  # batch sizes, epochs and steps are int32 counters in the engines
+
+
 @dataclasses.dataclass(frozen=True)
 class TrainRecipe:
     """How to train: optimizer, learning rate and its schedule, batch size and length.
@@ -67,14 +70,14 @@ class TrainRecipe:
             raise ValueError(
                 f"schedule must be one of {', '.join(SCHEDULES)}; received {self.schedule!r}"
             )
-        for name in ("batch_size", "epochs"):
+        for name, least in (("batch_size", 1), ("epochs", 1), ("warmup_epochs", 0),
+                            ("min_steps", 0)):  # fmt: skip
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; received {value!r}")
-        for name in ("warmup_epochs", "min_steps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be an integer >= 0; received {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                what = "a positive integer" if least else "an integer >= 0"
+                raise ValueError(f"{name} must be {what}; received {value!r}")
+            if value > MAX_COUNT:
+                raise ValueError(f"{name} must be below 2**31; received {value!r}")
         if not _finite(self.learning_rate) or self.learning_rate <= 0:
             raise ValueError(
                 f"learning_rate must be a finite number > 0; received {self.learning_rate}"

@@ -368,6 +368,8 @@ def load_module(module):
     if name in sys.modules:
         return sys.modules[name]
     _check_trusted(module, str(path))
+    if not path.is_file():
+        raise ValueError(f"no such file {module!r} (a reference is 'file.py:name')")
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None:
         raise ValueError(f"cannot load {path} as a Python module")

@@ -36,6 +36,7 @@ INPUTS = ("tfdata", "device")
 BACKENDS = ("tensorflow", "jax")
 MAX_SEED = 2**63  # seeds are taken modulo 2**64 by the hashes: refuse what would alias
 MAX_EXAMPLES = 2**31 - 1  # example indices are int32 on the device
+MAX_WIDTH = 2**30  # a width scale, or a CNN's base channels (beyond it, counts overflow)
 TRAIN_BYTES = 16  # per parameter to train: float32 weights, gradients, two optimizer slots
 
 
@@ -114,6 +115,16 @@ class System:
     )
 
     def __post_init__(self):
+        data_dir = self.data_dir
+        if data_dir is not None and (not isinstance(data_dir, str) or not data_dir
+                                     or "\0" in data_dir):  # fmt: skip
+            raise ValueError(
+                f"data_dir must be a folder path (a non-empty string without NUL) or None; "
+                f"received {data_dir!r}"
+            )
+        for name in ("download", "tensorboard"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"{name} must be True or False; received {getattr(self, name)!r}")
         if self.backend not in (None, *BACKENDS):
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {self.backend!r}")
         if self.input not in (None, *INPUTS):
@@ -191,6 +202,8 @@ class Run:
         width = section.width
         if isinstance(width, bool) or not _finite(width) or not width > 0:
             raise ValueError(f"width must be a number > 0; received {width!r}")
+        if width > MAX_WIDTH:
+            raise ValueError(f"width must be at most {MAX_WIDTH}; received {width!r}")
         if model.width_arg is not None:
             if width != int(width):
                 raise ValueError(

@@ -55,6 +55,15 @@ def test_flat_fields_read_and_replace_through_the_sections():
         ("block", {"grid": 3, "holdout": 1}, "defined for 2x2 grids only"),
         ("sequence", {"num_values": 12, "seq_len": 12}, "num_values must be at most 10"),
         ("sequence", {"width": 2}, "image_sequence declares no widths to scale"),
+        # Issue 35: an OverflowError, and values taken as something else.
+        ("token", {"width": 1e308}, "width must be at most 1073741824"),
+        ("token", {"batch_size": 2**70}, r"batch_size must be below 2\*\*31"),
+        ("token", {"min_steps": 10**23}, r"min_steps must be below 2\*\*31"),
+        ("block", {"data_dir": 3}, "data_dir must be a folder path"),
+        ("block", {"data_dir": "a\0b"}, "data_dir must be a folder path"),
+        ("block", {"data_dir": ""}, "data_dir must be a folder path"),
+        ("block", {"download": "no"}, "download must be True or False; received 'no'"),
+        ("token", {"tensorboard": 1}, "tensorboard must be True or False; received 1"),
     ],
 )
 def test_bad_runs_say_what_is_wrong(kind, fields, match):

@@ -60,6 +60,13 @@ BAD = [
     ("boolean_holdout", ["--seeds", "1", "1"], "seeds must be distinct"),
     ("boolean_holdout", ["--track-every", "0"], "--track-every must be an integer >= 1"),
     ("boolean_holdout", ["--model", "mlp"], "received 'mlp' (a model of kind token)"),
+    # Issue 35: values that were tracebacks or silently accepted.
+    ("token_pvr", ["--width", "1e308"], "width must be at most 1073741824"),
+    ("token_pvr", ["--batch-size", str(2**70)], "batch_size must be below 2**31"),
+    ("token_pvr", ["--epochs", str(10**23)], "epochs must be below 2**31"),
+    ("token_pvr", ["--min-steps", str(10**23)], "min_steps must be below 2**31"),
+    ("train", ["--kind", "missing.py:X"], "no such file 'missing.py'"),
+    ("block_iid", ["--data-dir", ""], "data_dir must be a folder path"),
 ]
 
 
@@ -323,4 +330,39 @@ def test_evaluate_on_a_damaged_model_says_so_in_one_line(finished, tmp_path):
     lines = [line for line in done.stderr.splitlines() if "error" in line.lower()]
     assert lines == [f"evaluate.py: error: {run / 'model.keras'} is not a whole saved Keras "
                      f"model (not a .keras archive: cut short, empty or overwritten)"]  # fmt: skip
+    assert "Traceback" not in done.stderr
+
+
+def test_numbers_take_ascii_digits_only(tmp_path):
+    """Python's int() reads a full-width '５' as 5: a flag refuses it (usage error, exit 2)."""
+    done = subprocess.run(
+        [sys.executable, str(REPO / "recipes" / "token_pvr.py"), "--num-examples", "５",
+         "--out", str(tmp_path / "out")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "invalid int value: '５'" in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_run_says_when_min_steps_changes_its_epochs(tmp_path, capsys):
+    """--epochs 1 on 3000 examples with --min-steps 6 trains 2 epochs of 3 steps: it says so."""
+    flags = ["--num-examples", "3000", "--test-examples", "500", "--train-eval-examples", "500"]
+    record = token_pvr.main([*flags, "--epochs", "1", "--min-steps", "6", "--out",
+                             str(tmp_path / "run")])  # fmt: skip
+    assert record["epochs_planned"] == 2
+    assert "training 2 epochs, not --epochs 1: --min-steps 6 needs 2 epochs of 3 steps" in (
+        capsys.readouterr().out
+    )
+
+
+def test_an_out_folder_that_cannot_be_made_is_one_line(tmp_path):
+    """A folder no one can make (under /proc): one line, exit 2, not two chained tracebacks."""
+    out = "/proc/pvr-keras-test/run"
+    done = subprocess.run(
+        [sys.executable, str(REPO / "recipes" / "token_pvr.py"), *TINY, "--epochs", "1",
+         "--out", out],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"--out {out} cannot be created" in done.stderr
     assert "Traceback" not in done.stderr
