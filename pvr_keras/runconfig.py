@@ -217,6 +217,8 @@ class Run:
                     f"give width (a scale of the paper's widths) or model_kwargs, not both; "
                     f"received width={width:g}, model_kwargs={section.model_kwargs}"
                 )
+            if width != 1 and not model.widths and width == spec.defaults.get("width"):
+                width = 1.0  # the kind's default width is its default model's, not yours
             if width != 1 and not model.widths:
                 raise ValueError(
                     f"{name} declares no widths to scale (register_model(..., widths=...)); "

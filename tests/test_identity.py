@@ -136,3 +136,28 @@ def test_a_legacy_run_folder_resumes_after_migrating(tmp_path, capsys):
     assert training.load_run(out).evaluate()["accuracy"] == pytest.approx(
         done["final"]["test_accuracy"], abs=1e-6
     )
+
+
+def test_migrate_names_each_unreadable_file_and_migrates_the_rest(tmp_path):
+    """A damaged file (a folder named record.json, a JSON list, cut JSON) is named and
+    skipped; the good legacy record beside them is still migrated, then the tool fails."""
+    good = tmp_path / "good"
+    good.mkdir()
+    from pvr_keras.training import records
+
+    legacy = {"format": records.FORMAT, "format_version": records.FORMAT_VERSION,
+              "config": dict(LEGACY_TOKEN_PVR)}  # fmt: skip
+    (good / "record.json").write_text(json.dumps(legacy))
+    (tmp_path / "a" / "record.json").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "config.json").write_text("[1, 2]")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "record.json").write_text('{"config": ')
+    said = []
+    with pytest.raises(ValueError, match="3 file.s. could not be read"):
+        _tool().migrate([tmp_path], log=said.append)
+    for name in ("a/record.json", "b/config.json", "c/record.json"):
+        assert any(str(tmp_path / name) in line and "skipped" in line for line in said), name
+    assert json.loads((good / "record.json").read_text())["config"] == identity.migrate(
+        LEGACY_TOKEN_PVR
+    )

@@ -85,3 +85,14 @@ def test_model_arguments_are_the_tasks_then_the_widths():
     assert (args["seq_len"], args["vocab"], args["num_classes"], args["dim"]) == (12, 11, 11, 128)
     block = Run.make("block", model="vgg11_bn", width=8, values="cifar10").model_arguments()
     assert block == {"input_shape": (80, 80, 3), "num_classes": 10, "width": 8}
+
+
+def test_a_kinds_default_width_is_not_blamed_on_your_model(tmp_path):
+    """The block kind's default width (64: ResNet18's base channels) is not a width your own
+    builder was given: a builder that declares no widths runs at width 1; a width you give
+    it is still refused."""
+    nets = tmp_path / "mine.py"
+    nets.write_text("def tiny(input_shape, num_classes=10):\n    return None\n")
+    assert Run.make("block", model=f"{nets}:tiny").architecture.width == 1.0
+    with pytest.raises(ValueError, match="declares no widths to scale"):
+        Run.make("block", model=f"{nets}:tiny", width=32)

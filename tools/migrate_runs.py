@@ -76,12 +76,13 @@ def migrate_recipe_config(config):
 
 def migrate(paths, *, write=True, log=print):
     """Migrates every run record and recipe config under ``paths``; returns the files that
-    were (or, with ``write=False``, would be) changed."""
+    were (or, with ``write=False``, would be) changed. A file that cannot be read is named
+    and skipped; with any such file it raises ValueError at the end, after the others."""
     from pvr_keras import registry
     from pvr_keras.errors import UntrustedCode
     from pvr_keras.files import write_text
 
-    changed = []
+    changed, unreadable = [], []
     for root in map(pathlib.Path, paths):
         files = [root] if root.is_file() else sorted(root.rglob("*.json"))
         for path in files:
@@ -90,12 +91,18 @@ def migrate(paths, *, write=True, log=print):
             )
             if path.name != "record.json" and not is_config:
                 continue
-            old = json.loads(path.read_text())
             try:
+                old = json.loads(path.read_text())
+                if not isinstance(old, dict):
+                    raise ValueError(f"holds a JSON {type(old).__name__}, not an object")
                 with registry.reading(path):  # a record never makes this import code
                     new = migrate_recipe_config(old) if is_config else migrate_record(old)
             except UntrustedCode as error:
                 log(f"skipped {path}: {error}")
+                continue
+            except (OSError, ValueError) as error:  # one damaged file stops nothing else
+                log(f"skipped {path}: cannot read it ({error})")
+                unreadable.append(path)
                 continue
             indent = 2 if is_config else 1
             if new is old or new == old:
@@ -106,6 +113,11 @@ def migrate(paths, *, write=True, log=print):
                 log(f"migrated {path}")
             else:
                 log(f"needs migrating: {path}")
+    if unreadable:
+        raise ValueError(
+            f"{len(unreadable)} file(s) could not be read (named above); the others were "
+            f"{'checked' if not write else 'migrated'}"
+        )
     return changed
 
 

@@ -92,6 +92,13 @@ class BooleanTask:
         p = _check_int("pointer_bits", self.pointer_bits, 1)
         if self.value_bits is not None:
             _check_int("value_bits", self.value_bits, 1)
+        if self.num_bits > MAX_BITS:  # before the window check, which names the value bits
+            value_bits = "2**p" if self.value_bits is None else str(self.value_bits)
+            raise ValueError(
+                f"at most {MAX_BITS} bits in all (p pointer bits + {value_bits} value bits); "
+                f"received pointer_bits={p}"
+                + ("" if self.value_bits is None else f", value_bits={self.value_bits}")
+            )
         _check_int("window", self.window, 1)
         if self.window > self.num_value_bits:
             raise ValueError(
@@ -108,8 +115,6 @@ class BooleanTask:
                 f"window_mode must be one of {', '.join(BOOLEAN_WINDOW_MODES)}; received "
                 f"{self.window_mode!r}"
             )
-        if self.num_bits > MAX_BITS:
-            raise ValueError(f"at most {MAX_BITS} bits in all; received {self.num_bits} (p={p})")
 
     @property
     def num_value_bits(self):

@@ -67,6 +67,11 @@ BAD = [
     ("token_pvr", ["--min-steps", str(10**23)], "min_steps must be below 2**31"),
     ("train", ["--kind", "missing.py:X"], "no such file 'missing.py'"),
     ("block_iid", ["--data-dir", ""], "data_dir must be a folder path"),
+    (
+        "boolean_holdout",
+        ["--pointer-bits", "64"],
+        "bits in all (p pointer bits + 2**p value bits); received pointer_bits=64",
+    ),
 ]
 
 
