@@ -19,10 +19,91 @@ folder; the message then names the missing ``model.keras``.
 """
 
 import argparse
+import json
 import pathlib
+import sys
 
 # the results folder's own files (ResultsDir.merge takes in the records and sweeps)
 OWN = {"sweep.json", "results.jsonl", "results.corrupt", ".results.lock"}
+RUN_MARKERS = ("record.json", "config.json")  # a folder holding one of these is a run's
+
+
+class BadInput(ValueError):
+    """A study or target this tool refuses, before it writes anything (exit 2, one line)."""
+
+
+def _json(path, what="a JSON object"):
+    if path.is_symlink() or not path.is_file():
+        raise BadInput(f"{path} is not a plain file")
+    try:
+        value = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise BadInput(f"{path} is not JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise BadInput(f"{path} holds a JSON {type(value).__name__}, not {what}")
+    return value
+
+
+def check_study(study):
+    """Reads a whole exported study without writing: its folder, manifest, records (whole
+    JSON objects with distinct ids) and sweep definitions (each with a list of run ids, every
+    one recorded); no link anywhere in it. Raises ``BadInput`` naming the file."""
+    study = pathlib.Path(study)
+    if study.is_symlink() or not study.is_dir():
+        raise BadInput(f"{study} is not a folder")
+    for path in study.rglob("*"):
+        if path.is_symlink():
+            raise BadInput(f"{path} is a link: a study holds plain files only")
+    if not (study / "sweep.json").exists():
+        raise BadInput(f"{study} is not an exported study (no sweep.json there)")
+    _json(study / "sweep.json")
+    ids = set()
+    results = study / "results.jsonl"
+    if results.exists():
+        if not results.is_file():
+            raise BadInput(f"{results} is not a plain file")
+        for number, line in enumerate(results.read_bytes().splitlines(), 1):
+            try:
+                record = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                raise BadInput(f"{results}, line {number}, is not a whole JSON record") from None
+            if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+                raise BadInput(f"{results}, line {number}, has no run id")
+            if record["id"] in ids:
+                raise BadInput(f"{results}, line {number}: run {record['id']} is there twice")
+            ids.add(record["id"])
+    sweeps = study / "sweeps"
+    if sweeps.exists() and not sweeps.is_dir():
+        raise BadInput(f"{sweeps} is not a folder")
+    for path in sorted(sweeps.glob("*.json")) if sweeps.is_dir() else []:
+        run_ids = _json(path, "a sweep definition").get("run_ids")
+        if not isinstance(run_ids, list) or not all(isinstance(i, str) for i in run_ids):
+            raise BadInput(f"{path} has no list of run_ids")
+        missing = sorted(set(run_ids) - ids)
+        if missing:
+            raise BadInput(f"{path} names runs that {results} does not hold: {missing[0]}, ...")
+
+
+def check_target(target, studies):
+    """The results folder to write: not a file, nothing in it a link, not inside a run
+    folder or a study, not a study itself. Raises ``BadInput``."""
+    target = pathlib.Path(target)
+    absolute = pathlib.Path(target.absolute())
+    for folder in [absolute, *absolute.parents]:
+        if folder.exists() and not folder.is_dir():
+            raise BadInput(f"{folder} is a file, not a folder")
+        if folder != absolute and any((folder / m).is_file() for m in RUN_MARKERS):
+            raise BadInput(f"{target} is inside a run folder ({folder}): use a folder of its own")
+    inside = [target / name for name in ("sweeps", *OWN)]
+    inside += sorted((target / "sweeps").glob("*")) if (target / "sweeps").is_dir() else []
+    for path in inside:
+        if path.is_symlink():
+            raise BadInput(f"{path} is a link: the results folder writes through none")
+    for study in studies:
+        study = pathlib.Path(study).resolve()
+        real = absolute.resolve()
+        if real == study or study in real.parents:
+            raise BadInput(f"cannot import {study} into itself or a folder inside it")
 
 
 def main(argv=None):
@@ -30,12 +111,12 @@ def main(argv=None):
     parser.add_argument("studies", nargs="+", help="exported study folders (docs/results/NAME)")
     parser.add_argument("results", help="the results folder to take them into (created)")
     args = parser.parse_args(argv)
+    for study in args.studies:  # everything is read and checked before anything is written
+        check_study(study)
+    check_target(args.results, args.studies)
     from pvr_keras import files
     from pvr_keras.sweeps import ResultsDir
 
-    for study in args.studies:
-        if not (pathlib.Path(study) / "sweep.json").is_file():
-            parser.error(f"{study} is not an exported study (no sweep.json there)")
     target = ResultsDir(args.results, create=True)
     for study in args.studies:
         added, names = target.merge(study)
@@ -47,4 +128,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (BadInput, ValueError, OSError) as error:
+        print(f"import_results: error: {error}", file=sys.stderr)
+        sys.exit(2)

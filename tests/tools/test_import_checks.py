@@ -1,0 +1,115 @@
+"""tools/import_results.py reads and checks every study and the target before it writes
+anything: a damaged input is one line naming the file (exit 2), never a traceback, a hang or
+a file written in the wrong place (issue 35, items 4-6)."""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+STUDY = REPO / "docs" / "results" / "holdout_paper"
+TOOL = REPO / "tools" / "import_results.py"
+
+
+def _run(*args, cwd):
+    return subprocess.run(
+        [sys.executable, str(TOOL), *map(str, args)],
+        capture_output=True, text=True, timeout=60, cwd=cwd,
+    )  # fmt: skip
+
+
+def _damage(kind, study, tmp_path):
+    """Damages a copy of a committed study; returns the file the message must name."""
+    results, sweep = study / "results.jsonl", study / "sweeps" / "holdout_paper.json"
+    lines = results.read_text().splitlines()
+    if kind == "truncated line":
+        results.write_text("\n".join(lines[:-1] + [lines[-1][:40]]) + "\n")
+    elif kind == "duplicate id":
+        results.write_text("\n".join(lines + lines[:1]) + "\n")
+    elif kind == "missing id":
+        first = json.loads(lines[0])
+        del first["id"]
+        results.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    elif kind == "sweep.json not JSON":
+        (study / "sweep.json").write_text("{not json")
+        return study / "sweep.json"
+    elif kind == "results.jsonl a folder":
+        results.unlink()
+        results.mkdir()
+    elif kind == "results.jsonl a FIFO":
+        results.unlink()
+        os.mkfifo(results)
+    elif kind == "sweep without run_ids":
+        definition = json.loads(sweep.read_text())
+        del definition["run_ids"]
+        sweep.write_text(json.dumps(definition))
+        return sweep
+    elif kind == "sweep naming an unrecorded run":
+        definition = json.loads(sweep.read_text())
+        definition["run_ids"].append("mlp-not-there")
+        sweep.write_text(json.dumps(definition))
+        return sweep
+    elif kind == "a link in the study":
+        outside = tmp_path / "secret.txt"
+        outside.write_text("outside the study")
+        (study / "notes.txt").symlink_to(outside)
+        return study / "notes.txt"
+    return results
+
+
+DAMAGES = ["truncated line", "duplicate id", "missing id", "sweep.json not JSON",
+           "results.jsonl a folder", "results.jsonl a FIFO", "sweep without run_ids",
+           "sweep naming an unrecorded run", "a link in the study"]  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", DAMAGES)
+def test_a_damaged_study_is_one_line_and_writes_nothing(kind, tmp_path):
+    study = tmp_path / "holdout_paper"
+    shutil.copytree(STUDY, study)
+    named = _damage(kind, study, tmp_path)
+    target = tmp_path / "target"
+    done = _run(study, target, cwd=tmp_path)
+    assert done.returncode == 2, (kind, done.stdout, done.stderr)
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert str(named) in done.stderr, (kind, done.stderr)
+    assert not target.exists()
+
+
+def test_a_target_inside_a_run_folder_or_with_links_is_refused(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "record.json").write_text("{}")
+    done = _run(STUDY, run / "T8", cwd=tmp_path)
+    assert done.returncode == 2 and "inside a run folder" in done.stderr, done.stderr
+    assert not (run / "T8").exists()
+
+    target = tmp_path / "target"
+    target.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (target / "sweeps").symlink_to(elsewhere)
+    done = _run(STUDY, target, cwd=tmp_path)
+    assert done.returncode == 2 and "is a link" in done.stderr, done.stderr
+    assert list(elsewhere.iterdir()) == [] and sorted(p.name for p in target.iterdir()) == [
+        "sweeps"
+    ]
+
+    done = _run(STUDY, STUDY / "inner", cwd=tmp_path)
+    assert done.returncode == 2 and "into itself" in done.stderr
+    assert not (STUDY / "inner").exists()
+
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    done = _run(STUDY, a_file, cwd=tmp_path)
+    assert done.returncode == 2 and "is a file" in done.stderr
+
+
+def test_a_whole_study_still_imports(tmp_path):
+    done = _run(STUDY, tmp_path / "target", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "6 record(s) added" in done.stdout
