@@ -575,6 +575,8 @@ class Recipe:
         own_to_run: ``(own, fields) -> fields``: run fields the recipe's own fields set.
         prepare: prepare the kind's data before writing anything (image kinds).
         placeholders: ``run -> {name: value}``: more ``{name}`` placeholders for ``--out``.
+        check_model: build the run's model once before anything is written and check it
+            fits the task (``training.runs.check_model``): a builder's fault is one line.
         subruns: the run folders the body writes inside ``--out`` (``block_holdout.py``:
             ``holdout``, ``iid``); any other run found there is refused.
     """
@@ -589,6 +591,7 @@ class Recipe:
     prepare: bool = True
     placeholders: Callable | None = None
     subruns: tuple = ()
+    check_model: bool = True
 
     def fields(self):
         return run_fields(self.kind, self.exclude) + dataclass_fields(self.own)
@@ -631,6 +634,10 @@ class Recipe:
         from pvr_keras.training.inputs import check_input, default_input
 
         source = check_task(lambda: check_input(run.system.input or default_input(run.kind)))
+        if self.check_model:
+            from pvr_keras.training.runs import check_model
+
+            check_model(run)  # the builder runs once here, before any file is written
         # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
         placement = distribute.setup(run.system.devices)
         spec = run.spec

@@ -14,6 +14,7 @@ import dataclasses
 import pathlib
 
 from pvr_keras import files, registry
+from pvr_keras.errors import ConfigError
 
 
 def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distribution=None,
@@ -95,3 +96,60 @@ def summary_line(record, what):
         f"{f' (held-out windows; IID test {iid:.4f})' if iid is not None else ''}, "
         f"{record['wall_time_s'] / 60:.1f} min{' (FAILED run)' if record['failed'] else ''}"
     )
+
+
+def check_model(run):
+    """Builds the run's model once, before any file is written, and checks it fits the task:
+    a Keras model whose input takes the task's examples and whose output is one logit per
+    class (a classification kind) or one value (a regression kind).
+
+    Raises:
+        ConfigError: the builder fails (with what it raised), returns no Keras model, or a
+            model of other input or output shapes; the message names the builder.
+    """
+    import keras
+
+    from pvr_keras import models
+
+    arguments = run.model_arguments()
+    try:
+        model = models.get(run.model, **arguments)
+    except Exception as error:  # noqa: BLE001 - the builder is the user's code
+        first = str(error).splitlines()[0] if str(error) else ""
+        raise ConfigError(
+            f"building the model {run.model} failed: {type(error).__name__}: {first}"
+        ) from None
+    if not isinstance(model, keras.Model):
+        raise ConfigError(
+            f"the model builder {run.model} returned a {type(model).__name__}, not a keras.Model"
+        )
+    if len(model.inputs) == 1 and len(model.outputs) == 1:
+        shape_in, shape_out = tuple(model.inputs[0].shape[1:]), tuple(model.outputs[0].shape[1:])
+        want = _input_shape(arguments)
+        if want is not None and shape_in[: len(want)] != want:
+            raise ConfigError(
+                f"{run.model} takes inputs of shape {shape_in}; the task's examples have "
+                f"shape {want}"
+            )
+        if run.spec.metric == "accuracy":
+            classes = arguments.get("num_classes", 10)
+            if shape_out != (classes,):
+                raise ConfigError(
+                    f"{run.model} outputs shape {shape_out}; the task needs one logit per "
+                    f"class: ({classes},)"
+                )
+        elif shape_out not in ((), (1,)):
+            raise ConfigError(
+                f"{run.model} outputs shape {shape_out}; the task needs one value per example"
+            )
+    del model
+
+
+def _input_shape(arguments):
+    """The leading input dimensions the task's builder arguments imply (None: unknown)."""
+    if "input_shape" in arguments:
+        return tuple(arguments["input_shape"])
+    for name in ("seq_len", "num_bits"):
+        if name in arguments:
+            return (arguments[name],)
+    return None

@@ -5,6 +5,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -371,3 +372,50 @@ def test_an_out_folder_that_cannot_be_made_is_one_line(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert f"--out {out} cannot be created" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+NETS = """
+import keras
+def raises(**kw):
+    raise RuntimeError("boom")
+def fortytwo(**kw):
+    return 42
+def seven(seq_len=11, vocab=10, num_classes=10):
+    x = keras.Input((seq_len,), dtype="int32")
+    y = keras.layers.Flatten()(keras.layers.Embedding(vocab, 4)(x))
+    return keras.Model(x, keras.layers.Dense(7)(y))
+def rank3(seq_len=11, vocab=10, num_classes=10):
+    x = keras.Input((seq_len,), dtype="int32")
+    return keras.Model(x, keras.layers.Dense(num_classes)(keras.layers.Embedding(vocab, 4)(x)))
+def short(seq_len=11, vocab=10, num_classes=10):
+    x = keras.Input((5,), dtype="int32")
+    y = keras.layers.Flatten()(keras.layers.Embedding(vocab, 4)(x))
+    return keras.Model(x, keras.layers.Dense(num_classes)(y))
+tiny = 5
+"""
+
+
+@pytest.mark.parametrize(
+    ("builder", "message"),
+    [
+        ("nets.py:raises", "building the model nets.py:raises failed: RuntimeError: boom"),
+        ("nets.py:fortytwo", "returned a int, not a keras.Model"),
+        ("missing.py:f", "building the model missing.py:f failed: ModuleNotFoundError"),
+        ("nets.py:tiny", "is not a model builder (not callable)"),
+        ("nets.py:seven", "outputs shape (7,); the task needs one logit per class: (10,)"),
+        ("nets.py:rank3", "outputs shape (11, 10)"),
+        ("nets.py:short", "takes inputs of shape (5,); the task's examples have shape (11,)"),
+    ],
+)
+def test_a_builder_that_cannot_train_the_task_is_refused_before_any_file(
+    builder, message, tmp_path, monkeypatch
+):
+    """Issue 35 items 9-10: the model is built once before the run folder exists, and a
+    builder that fails, returns no model, or a model of the wrong shapes is one line."""
+    (tmp_path / "nets.py").write_text(NETS)
+    (tmp_path / "missing.py").write_text("import not_a_module_xyz\ndef f(**kw):\n    pass\n")
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "out"
+    with pytest.raises(cli.ConfigError, match=re.escape(message)):
+        token_pvr.main(["--model", builder, *TINY, "--epochs", "1", "--out", str(out)])
+    assert not out.exists()
