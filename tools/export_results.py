@@ -121,9 +121,11 @@ def _with_committed(lines, wanted, dest, name, log):
 
 @contextlib.contextmanager
 def _swapped_in(dest):
-    """Yields a folder beside ``dest`` to write a study into; on success it replaces ``dest``
-    whole, so a failure part-way (a figure that does not draw) leaves the study as it was,
-    not half deleted."""
+    """Yields a folder beside ``dest`` to write a study into; on success it replaces ``dest``,
+    so a failure part-way (a figure that does not draw) leaves the study as it was, not half
+    deleted. Every file of ``dest`` that this export did not write again is carried over as
+    it is (an export never drops a committed file), and the results folder's append lock
+    (``.results.lock``, empty) is left behind."""
     building = dest.with_name(f".{dest.name}.building")
     shutil.rmtree(building, ignore_errors=True)
     try:
@@ -131,6 +133,14 @@ def _swapped_in(dest):
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
+    (building / ".results.lock").unlink(missing_ok=True)
+    if dest.is_dir():
+        for old in sorted(dest.rglob("*")):
+            new = building / old.relative_to(dest)
+            if old.is_file() and not old.is_symlink() and not new.exists():
+                if old.name != ".results.lock":
+                    new.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(old, new)
     shutil.rmtree(dest, ignore_errors=True)
     building.rename(dest)
 
@@ -215,10 +225,18 @@ def export(results, dest, log=print):
                 continue
             if study.startswith("holdout") and (token / "holdout_analysis.json").is_file():
                 # The study's runs only (the results folder may hold other holdout runs):
-                # its JSON, and its CSV and figure written again from those rows.
+                # its JSON, and its CSV and figure written again from those rows. A committed
+                # row of a run this results folder has no analysis of stays.
                 rows = [r for r in json.loads((token / "holdout_analysis.json").read_text())
                         if r["id"] in ids]  # fmt: skip
-                _holdout_tool().write(rows, dest / study)
+                committed = dest / study / "holdout_analysis.json"
+                if committed.is_file():
+                    fresh = {r["id"] for r in rows}
+                    kept = [r for r in json.loads(committed.read_text())
+                            if r["id"] in ids and r["id"] not in fresh]  # fmt: skip
+                    rows = kept + rows
+                if rows:
+                    _holdout_tool().write(rows, dest / study)
     else:
         log(f"{token}: no token studies yet")
     for run in sorted((results / "figure7").glob("*")) if (results / "figure7").is_dir() else []:

@@ -2,6 +2,7 @@
 
 import json
 import pathlib
+import shutil
 
 import pytest
 
@@ -179,3 +180,27 @@ def test_exporting_again_keeps_what_is_committed(tmp_path, capsys):
     for name in ("sweep.json", "config_holdout_paper.json"):
         assert (docs / "holdout_paper" / name).read_bytes() == first[docs / "holdout_paper" / name]
     assert exported.read_sweeps()["holdout_paper"]["run_ids"] == [r["id"] for r in [*lines, new]]
+
+
+def test_export_never_drops_a_committed_file_or_row(tmp_path, capsys):
+    """Issue 35 item 3: two holdout studies imported into one results folder share one
+    holdout_analysis.json (the first's); exporting must keep each study's committed rows and
+    files, also when the results folder has no analysis at all, and leave no lock file."""
+    importer = scripts.load("tools/import_results.py")
+    exporter = scripts.load("tools/export_results.py")
+    committed = REPO / "docs" / "results"
+    studies = [committed / "holdout", committed / "holdout_paper"]
+    docs = tmp_path / "docs"
+    for study in studies:
+        shutil.copytree(study, docs / study.name)
+    importer.main([*map(str, studies), str(tmp_path / "results" / "token")])
+    for missing_analysis in (False, True):
+        if missing_analysis:
+            (tmp_path / "results" / "token" / "holdout_analysis.json").unlink()
+        exporter.main([str(tmp_path / "results"), str(docs)])
+        for study in studies:
+            back = docs / study.name
+            for name in ("holdout_analysis.json", "holdout_analysis.csv"):
+                assert (back / name).read_bytes() == (study / name).read_bytes(), (study, name)
+            assert (back / "holdout_analysis.png").is_file()
+        assert not [p for p in docs.rglob(".results.lock")]
