@@ -142,7 +142,31 @@ def check_model(run):
             raise ConfigError(
                 f"{run.model} outputs shape {shape_out}; the task needs one value per example"
             )
+    if registry.is_reference(run.model):
+        _check_reloads(model, run.model)
     del model
+
+
+def _check_reloads(model, name):
+    """A model of your own must reload from its saved file as ``load_run`` loads it
+    (``safe_mode=True``): a ``Lambda`` layer or an unregistered custom layer would train, save,
+    and then never load again."""
+    import tempfile
+
+    import keras
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = pathlib.Path(folder) / "model.keras"
+        try:
+            model.save(path)
+            keras.saving.load_model(path, safe_mode=True)
+        except Exception as error:  # noqa: BLE001 - Keras says which layer, in its words
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise ConfigError(
+                f"{name} builds a model that cannot be reloaded after training ({first[:300]}): "
+                f"register each custom layer with @keras.saving.register_keras_serializable() "
+                f"and give it get_config(); use no Lambda layer"
+            ) from None
 
 
 def _input_shape(arguments):

@@ -391,6 +391,17 @@ def short(seq_len=11, vocab=10, num_classes=10):
     x = keras.Input((5,), dtype="int32")
     y = keras.layers.Flatten()(keras.layers.Embedding(vocab, 4)(x))
     return keras.Model(x, keras.layers.Dense(num_classes)(y))
+def lam(seq_len=11, vocab=10, num_classes=10):
+    x = keras.Input((seq_len,), dtype="int32")
+    y = keras.layers.Flatten()(keras.layers.Embedding(vocab, 4)(x))
+    return keras.Model(x, keras.layers.Dense(num_classes)(keras.layers.Lambda(lambda t: 2 * t)(y)))
+class Twice(keras.layers.Layer):
+    def call(self, t):
+        return t * 2
+def unregistered(seq_len=11, vocab=10, num_classes=10):
+    x = keras.Input((seq_len,), dtype="int32")
+    y = Twice()(keras.layers.Flatten()(keras.layers.Embedding(vocab, 4)(x)))
+    return keras.Model(x, keras.layers.Dense(num_classes)(y))
 tiny = 5
 """
 
@@ -405,6 +416,9 @@ tiny = 5
         ("nets.py:seven", "outputs shape (7,); the task needs one logit per class: (10,)"),
         ("nets.py:rank3", "outputs shape (11, 10)"),
         ("nets.py:short", "takes inputs of shape (5,); the task's examples have shape (11,)"),
+        # Item 11: it would train and save, and never load again (safe_mode).
+        ("nets.py:lam", "nets.py:lam builds a model that cannot be reloaded after training"),
+        ("nets.py:unregistered", "register each custom layer with"),
     ],
 )
 def test_a_builder_that_cannot_train_the_task_is_refused_before_any_file(
