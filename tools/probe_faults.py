@@ -16,9 +16,17 @@ Every case runs in a temporary folder, on loopback only, with tiny runs of the r
 - planted links: ``.lock``, ``learning_curve.png``, a claim and ``results.jsonl`` made links to
   a file outside the run; that file must be untouched;
 - nested folders: ``--out`` inside a finished run and above it; the finished run must be
-  untouched.
+  untouched;
+- planted code: a copy of a finished run (and a results line) naming a Python file that
+  writes a marker when imported, as its builder and as its task kind, read by
+  ``evaluate.py``, ``make_figures.py``, ``migrate_runs.py --check`` and
+  ``holdout_analysis.py``: none may import it (``--trust-code`` with a changed file neither);
+- results tools: committed studies damaged nine ways go into ``import_results.py`` (one line,
+  exit 2, nothing written), and two holdout studies imported into one folder and exported
+  again keep every committed file and row.
 
-Prints one line per case and ``N cases tried, M with data lost``; exits 1 if any lost data.
+Prints one line per case and ``N cases tried, M with data lost, K ran planted code``; exits 1
+if any lost data or ran code. ``--only planted_code results_tools`` runs those (~1 min).
 """
 
 import argparse
@@ -41,6 +49,8 @@ SWEEP = ["--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "3000",
          "--epochs", "3", "--warmup-epochs", "0", "--min-steps", "0", "--test-examples", "300",
          "--no-figures"]  # fmt: skip
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+CASES = ("kills", "sweep_kills", "truncated", "overwritten", "full_disk", "planted_links",
+         "nested", "planted_code", "results_tools")  # fmt: skip
 
 
 def _recipe(name, *args, env=None, timeout=900, no_space=False):
@@ -201,10 +211,110 @@ def case_nested(root, reference):
     )
 
 
+def _plant(folder, marker, name):
+    path = folder / name
+    path.write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+        "def mlp(**kwargs):\n    return None\nKIND = None\n"
+    )
+    return path
+
+
+def case_planted_code(root, reference):
+    """Returns (no code ran, what): every reader of records on a planted builder or kind."""
+    marker = root / "planted_marker"
+    evil = _plant(root, marker, "evil.py")
+    readers = 0
+    for key in ("model", "kind"):
+        run = root / f"planted_{key}" / "run"
+        shutil.copytree(reference, run)
+        record = json.loads((run / "record.json").read_text())
+        record["config"][key] = f"{evil}:{'mlp' if key == 'model' else 'KIND'}"
+        record[f"{key}_source"] = str(evil)
+        (run / "record.json").write_text(json.dumps(record))
+        for args in ([], ["--trust-code"]):  # trusted: the recorded hash is not this file's
+            _recipe("evaluate", str(run), *args)
+            readers += 1
+        subprocess.run([sys.executable, str(REPO / "tools" / "migrate_runs.py"), str(run),
+                        "--check"], env=ENV, capture_output=True, timeout=300)  # fmt: skip
+        readers += 1
+    results = root / "planted_results"
+    results.mkdir()
+    line = json.loads((reference / "record.json").read_text())["config"]
+    line = {**line, "id": "planted", "sweep": "size_window", "kind": f"{evil}:KIND",
+            "holdout": 1, "test_accuracy": 0.5, "train_accuracy": 1.0, "failed": False,
+            "run_dir": "runs/planted"}  # fmt: skip
+    (results / "sweep.json").write_text(json.dumps({"format": "pvr-keras/sweep",
+                                                    "format_version": 1}))  # fmt: skip
+    (results / "results.jsonl").write_text(json.dumps(line) + "\n")
+    (results / "sweeps").mkdir()
+    (results / "sweeps" / "size_window.json").write_text(
+        json.dumps({"name": "size_window", "run_ids": ["planted"]})
+    )
+    shutil.copytree(reference, results / "runs" / "planted")
+    for tool in ("make_figures.py", "holdout_analysis.py"):
+        subprocess.run([sys.executable, str(REPO / "tools" / tool), str(results)], env=ENV,
+                       capture_output=True, timeout=600)  # fmt: skip
+        readers += 1
+    ran = marker.exists()
+    return (
+        not ran,
+        f"{readers} readers of records naming planted code: {'one' if ran else 'none'} ran it",
+    )
+
+
+def case_results_tools(root):
+    """Returns (nothing lost, what): damaged studies into import_results.py, and an export
+    of two holdout studies imported into one folder."""
+    committed = REPO / "docs" / "results"
+    tool = REPO / "tools"
+    refused, tried = 0, 0
+    for damage in ("cut", "twice", "not_json", "fifo", "link"):
+        study = root / f"damaged_{damage}" / "holdout_paper"
+        shutil.copytree(committed / "holdout_paper", study)
+        results = study / "results.jsonl"
+        lines = results.read_text().splitlines()
+        if damage == "cut":
+            results.write_text(lines[0][:50] + "\n")
+        elif damage == "twice":
+            results.write_text("\n".join(lines + lines[:1]) + "\n")
+        elif damage == "not_json":
+            (study / "sweep.json").write_text("{")
+        elif damage == "fifo":
+            results.unlink()
+            os.mkfifo(results)
+        else:
+            (study / "notes.txt").symlink_to(REPO / "README.md")
+        target = root / f"damaged_{damage}" / "target"
+        done = subprocess.run([sys.executable, str(tool / "import_results.py"), str(study),
+                               str(target)], env=ENV, capture_output=True, text=True,
+                              timeout=60)  # fmt: skip
+        tried += 1
+        refused += done.returncode == 2 and not target.exists() and "Traceback" not in (done.stderr)
+    docs = root / "export_docs"
+    studies = [committed / "holdout", committed / "holdout_paper"]
+    for study in studies:
+        shutil.copytree(study, docs / study.name)
+    results = root / "export_results"
+    subprocess.run([sys.executable, str(tool / "import_results.py"), *map(str, studies),
+                    str(results / "token")], env=ENV, capture_output=True, timeout=300)  # fmt: skip
+    subprocess.run([sys.executable, str(tool / "export_results.py"), str(results), str(docs)],
+                   env=ENV, capture_output=True, timeout=600)  # fmt: skip
+    kept = all(
+        (docs / s.name / f).read_bytes() == (s / f).read_bytes()
+        for s in studies for f in ("holdout_analysis.json", "holdout_analysis.csv")
+    )  # fmt: skip
+    return refused == tried and kept, (
+        f"{tried} damaged studies refused in one line, nothing written ({refused}); an export "
+        f"of two holdout studies through one folder kept their analyses ({kept})"
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=4, help="random kills per killed case")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", nargs="+", choices=CASES, help="these cases only")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     root = pathlib.Path(tempfile.mkdtemp(prefix="pvr_probe_"))
@@ -214,25 +324,31 @@ def main(argv=None):
         done = _recipe("token_pvr", *TINY, "--out", str(reference))
         if done.returncode not in (0, 3):
             raise SystemExit(f"the reference run failed: {done.stderr[-2000:]}")
-        cases = [
-            lambda: case_kills(root, rng, args.kills, reference),
-            lambda: case_sweep_kills(root, rng, args.kills),
-            lambda: case_damaged_checkpoint(root, reference, "truncated"),
-            lambda: case_damaged_checkpoint(root, reference, "overwritten"),
-            lambda: case_full_disk(root),
-            lambda: case_planted_links(root),
-            lambda: case_nested(root, reference),
-        ]
-        for case in cases:
+        cases = {
+            "kills": lambda: case_kills(root, rng, args.kills, reference),
+            "sweep_kills": lambda: case_sweep_kills(root, rng, args.kills),
+            "truncated": lambda: case_damaged_checkpoint(root, reference, "truncated"),
+            "overwritten": lambda: case_damaged_checkpoint(root, reference, "overwritten"),
+            "full_disk": lambda: case_full_disk(root),
+            "planted_links": lambda: case_planted_links(root),
+            "nested": lambda: case_nested(root, reference),
+            "planted_code": lambda: case_planted_code(root, reference),
+            "results_tools": lambda: case_results_tools(root),
+        }
+        for name, case in cases.items():
+            if args.only and name not in args.only:
+                continue
             start = time.time()
             ok, what = case()
-            results.append(ok)
-            print(f"{'ok  ' if ok else 'LOST'} {what} ({time.time() - start:.0f} s)", flush=True)
+            results.append((name, ok))
+            label = "ok  " if ok else ("CODE" if name == "planted_code" else "LOST")
+            print(f"{label} {what} ({time.time() - start:.0f} s)", flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    lost = results.count(False)
-    print(f"{len(results)} cases tried, {lost} with data lost")
-    return 1 if lost else 0
+    ran = sum(1 for name, ok in results if name == "planted_code" and not ok)
+    lost = sum(1 for name, ok in results if name != "planted_code" and not ok)
+    print(f"{len(results)} cases tried, {lost} with data lost, {ran} ran planted code")
+    return 1 if lost or ran else 0
 
 
 if __name__ == "__main__":
