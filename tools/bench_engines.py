@@ -109,6 +109,8 @@ def _keras_stepper(engine, name, width, batch_size, steps):
 
 
 def _pytorch_stepper(name, width, batch_size, steps):
+    """``() -> seconds`` of ``steps`` plain eager PyTorch steps (``tools/bench_torch.py``'s
+    model and SGD-momentum step)."""
     import importlib.util
 
     import torch
@@ -121,19 +123,12 @@ def _pytorch_stepper(name, width, batch_size, steps):
     net = bench_torch.torch_model(name, bench_torch.widths(name, divisor))
     x, y = _batch(name, batch_size)
     tx, ty = torch.from_numpy(x).long(), torch.from_numpy(y).long()
-    optimizer = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-5)
-    loss_fn = torch.nn.CrossEntropyLoss()
+    steps_of = bench_torch._torch_stepper(net, tx, ty, bench_torch._bench_train())
 
     def call():
-        start = time.perf_counter()
-        for _ in range(steps):
-            optimizer.zero_grad()
-            loss = loss_fn(net(tx), ty)
-            loss.backward()
-            optimizer.step()
-        return time.perf_counter() - start
+        return steps_of(steps)
 
-    call.params = sum(p.numel() for p in net.parameters())
+    call.params = steps_of.params
     return call
 
 

@@ -26,6 +26,25 @@ ENV = dict(
 KILL_AT = (2, 3)  # after the 4th batch of the third epoch (0-based)
 
 
+def _killed_at_stall(tmp_path, env):
+    """The child's run folder, SIGKILLed where it stalls at ``KILL_AT`` (its batches before
+    the kill in ``before.log``)."""
+    out, stalled = tmp_path / "killed", tmp_path / "stalled"
+    proc = subprocess.Popen(
+        [*CHILD, str(out), str(tmp_path / "before.log"), "--stall", *map(str, KILL_AT), stalled],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.time() + 300
+    while not stalled.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    _, stderr = proc.communicate()
+    assert stalled.exists(), f"the run never reached {KILL_AT}: {stderr[-3000:]!r}"
+    return out
+
+
 def _run(*args):
     done = subprocess.run([*CHILD, *map(str, args)], env=ENV, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -36,19 +55,7 @@ def _run(*args):
 def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(uninterrupted_run, tmp_path):
     full_dir, full, full_batches = uninterrupted_run
 
-    out, stalled = tmp_path / "killed", tmp_path / "stalled"
-    proc = subprocess.Popen(
-        [*CHILD, str(out), str(tmp_path / "before.log"), "--stall", *map(str, KILL_AT), stalled],
-        env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.time() + 300
-    while not stalled.exists() and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.1)
-    os.kill(proc.pid, signal.SIGKILL)
-    _, stderr = proc.communicate()
-    assert stalled.exists(), f"the run never reached {KILL_AT}: {stderr[-3000:]!r}"
+    out = _killed_at_stall(tmp_path, ENV)
     killed = read_record(out)
     assert killed["status"] == "running" and killed["epochs_completed"] == KILL_AT[0]
     before = read_batch_log(tmp_path / "before.log")
@@ -80,19 +87,7 @@ def test_a_run_killed_on_one_backend_resumes_on_the_other(uninterrupted_run, tmp
     """A run's identity has no engine: killed on TensorFlow, it resumes on JAX from its
     checkpoint (weights, optimizer state, data position), and its record names both starts."""
     _, full, full_batches = uninterrupted_run
-    out, stalled = tmp_path / "killed", tmp_path / "stalled"
-    proc = subprocess.Popen(
-        [*CHILD, str(out), str(tmp_path / "before.log"), "--stall", *map(str, KILL_AT), stalled],
-        env={**ENV, "KERAS_BACKEND": "tensorflow"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.time() + 300
-    while not stalled.exists() and proc.poll() is None and time.time() < deadline:
-        time.sleep(0.1)
-    os.kill(proc.pid, signal.SIGKILL)
-    _, stderr = proc.communicate()
-    assert stalled.exists(), f"the run never reached {KILL_AT}: {stderr[-3000:]!r}"
+    out = _killed_at_stall(tmp_path, {**ENV, "KERAS_BACKEND": "tensorflow"})
 
     done = subprocess.run(
         [*CHILD, str(out), str(tmp_path / "after.log")],
