@@ -8,8 +8,8 @@
 # budget, 9,800 steps with ~100 of warm-up) and seeds 1-2 of window 3 at 5x10^4 run before
 # window 4. Every run on BACKEND (default tensorflow: the faster engine of a CPU, issue 34).
 # The paper states sufficiency at ~5x10^(m+3); a tenth of it is our probe, not its claim.
-# About 40 CPU-hours on a 2-core CPU at the speeds of tools/bench_train.py (the window-4
-# Mixer alone ~32 h: 2 x 97,660 steps of ~0.6 s); each line can run on its own machine.
+# The window-4 Mixer alone is 2 x 97,660 steps: ~11 h on a 2-core CPU at TensorFlow + XLA's
+# ~0.2 s a step (tools/bench_engines.py), 47-93 h at JAX's; each line can run on its own machine.
 #
 #   bash tools/figure11_reduced.sh [RESULTS]        # default runs/figure11_reduced
 #   python tools/make_figures.py RESULTS/token       # Figure 11's panels from the records
