@@ -634,12 +634,12 @@ class Recipe:
         from pvr_keras.training.inputs import check_input, default_input
 
         source = check_task(lambda: check_input(run.system.input or default_input(run.kind)))
+        # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
+        placement = distribute.setup(run.system.devices)
         if self.check_model:
             from pvr_keras.training.runs import check_model
 
             check_model(run)  # the builder runs once here, before any file is written
-        # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
-        placement = distribute.setup(run.system.devices)
         spec = run.spec
         if self.prepare:
             # Data first: a machine that cannot get it fails here, before anything is written.

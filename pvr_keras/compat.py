@@ -194,3 +194,27 @@ def xla_slice_ops():
             f"2.21): pvr_keras.compat.xla_slice_ops needs updating ({err})"
         ) from None
     return xla
+
+
+# Keras names models and layers from global counters ("functional", then "functional_1"), in
+# keras.src.backend.common.global_state's "object_name_uids" (no public API reads or restores
+# them; keras.backend.clear_session() would also drop the global distribution). A model built
+# once to check it (training.runs.check_model) must not rename the model the run then trains:
+# this puts the counters back. Checked with keras 3.15; fails loudly if the attribute moves.
+@contextlib.contextmanager
+def names_unchanged():
+    """Keras's automatic layer and model names after the block are those before it."""
+    import collections
+    import copy
+
+    from keras.src.backend.common import global_state
+
+    saved = global_state.get_global_attribute("object_name_uids")
+    if saved is not None and not isinstance(saved, dict):
+        raise RuntimeError(f"Keras's object_name_uids is a {type(saved).__name__}; see compat.py")
+    saved = copy.copy(saved)
+    try:
+        yield
+    finally:
+        counts = collections.defaultdict(int, saved or {})
+        global_state.set_global_attribute("object_name_uids", counts)

@@ -107,6 +107,13 @@ def check_model(run):
         ConfigError: the builder fails (with what it raised), returns no Keras model, or a
             model of other input or output shapes; the message names the builder.
     """
+    from pvr_keras import compat
+
+    with compat.names_unchanged():  # the run's own build gets the names it would have had
+        _check_model(run)
+
+
+def _check_model(run):
     import keras
 
     from pvr_keras import models
