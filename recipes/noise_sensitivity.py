@@ -4,10 +4,12 @@
     python recipes/noise_sensitivity.py --preset paper   # 10,000 samples x 10 runs, ~20 s of CPU
 
 Writes into ``--out``: config.json; noise_sensitivity.csv (aggregation, window, delta, ns, and
-ns_std, the spread over runs); noise_sensitivity_mod_sum.png (Figure 5a: NS_delta of mod_sum
-for every window, delta on a log axis over [e^-7, e^-1]); noise_sensitivity_aggregations.png
-(Figure 5b: NS_delta averaged over that delta grid, for every aggregation against the window).
-Deltas are spaced evenly in log delta, so the average of 5b weighs each e-fold of delta alike.
+ns_std, the spread over runs); noise_sensitivity.json (the mean over the delta grid per
+aggregation and window, ``mean_ns[aggregation][window]``, and ``wall_time_s``);
+noise_sensitivity_mod_sum.png (Figure 5a: NS_delta of mod_sum for every window, delta on a log
+axis over [e^-7, e^-1]); noise_sensitivity_aggregations.png (Figure 5b: NS_delta averaged over
+that delta grid, for every aggregation against the window). Deltas are spaced evenly in log
+delta, so the average of 5b weighs each e-fold of delta alike.
 
 Expected (paper preset): mod_sum rises with the window (0.27 at window 1 to 0.49 at 9-10),
 min and max fall (min 0.27 -> 0.12, max 0.28 at window 2 -> 0.19), median and maj_vote
@@ -15,6 +17,7 @@ stay near 0.26-0.29.
 """
 
 import dataclasses
+import json
 import math
 import pathlib
 import time
@@ -149,7 +152,11 @@ def run(cfg):
     for window in cfg.windows:
         cells = " ".join(f"{averages[a, window]:8.4f}" for a in cfg.aggregations)
         print(f"{window:6d}   {cells}")
-    print(f"\nwrote {out} in {time.perf_counter() - start:.1f}s")
+    wall = time.perf_counter() - start
+    summary = {a: {str(w): averages[a, w] for w in cfg.windows} for a in cfg.aggregations}
+    text = json.dumps({"mean_ns": summary, "wall_time_s": wall}, indent=1)
+    files.write_text(out / "noise_sensitivity.json", text + "\n")
+    print(f"\nwrote {out} in {wall:.1f}s")
     return rows
 
 

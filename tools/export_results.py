@@ -16,6 +16,12 @@ records; models and checkpoints are left behind. Studies:
   ``NAME_learning_curves.png``, ``NAME_cka.png``;
 - ``figure7``: block_holdout medium per CNN: ``logits.{json,csv,png}``, ``config.json`` and
   each run's ``record.json``, ``history.csv``, ``learning_curve.png``;
+- the quick presets the README quotes (``tools/quick_records.sh``): ``size_window_quick``
+  (token_sweep ``size_window``), ``holdout_quick`` (token_sweep ``holdout``),
+  ``fast_slow_quick``, ``block_holdout_quick`` (as figure7), ``token_pvr_quick`` (one run's
+  ``record.json``, ``history.csv``, ``learning_curve.png`` and ``config.json``) and
+  ``noise_sensitivity`` (Figure 5 on the paper preset: its CSV, ``noise_sensitivity.json``
+  and figures);
 - ``boolean``: every boolean_holdout setting in ``RESULTS/boolean`` (Abbe et al. 2022): its
   lines of ``results.jsonl``, ``sweeps/NAME.json``, ``config_NAME.json`` and the recipe's
   ``NAME.{json,csv,png}`` (per bit and seed: influence, errors, learned coefficients; the
@@ -38,12 +44,24 @@ import shutil
 import sys
 
 # recipes/fast_slow.py --name: sweep and folder
-FAST_SLOW = ("fast_slow", "fast_slow_main", "fast_slow_paper")
+FAST_SLOW = ("fast_slow", "fast_slow_main", "fast_slow_paper", "fast_slow_quick")
 # sweep name in RESULTS/token -> study folder
 TOKEN_STUDIES = {"holdout_medium": "holdout", "size_window_medium": "thresholds",
                  "holdout_paper": "holdout_paper", "aggregations": "aggregations_quick",
                  "pointer": "pointer_quick", "size_window_paper": "figure11",
+                 "size_window": "size_window_quick", "holdout": "holdout_quick",
                  **{name: name for name in FAST_SLOW}}  # fmt: skip
+# block_holdout studies: RESULTS/<name>/<run> (one folder per CNN) -> docs/results/<name>/<run>
+IMAGE_STUDIES = ("figure7", "block_holdout_quick")
+# single runs (recipes/token_pvr.py): RESULTS/<name> -> docs/results/<name>
+RUN_STUDIES = ("token_pvr_quick",)
+NOISE_FILES = (
+    "config.json",
+    "noise_sensitivity.csv",
+    "noise_sensitivity.json",
+    "noise_sensitivity_mod_sum.png",
+    "noise_sensitivity_aggregations.png",
+)
 FAST_SLOW_FILES = ("{}.json", "{}.csv", "{}_learning_curves.png", "{}_cka.png")
 RUN_FILES = ("record.json", "history.csv", "learning_curve.png")
 
@@ -239,8 +257,36 @@ def export(results, dest, log=print):
                     _holdout_tool().write(rows, dest / study)
     else:
         log(f"{token}: no token studies yet")
-    for run in sorted((results / "figure7").glob("*")) if (results / "figure7").is_dir() else []:
-        committed = dest / "figure7" / run.name
+    for study in IMAGE_STUDIES:
+        _image_study(results, study, dest, log)
+    for study in RUN_STUDIES:
+        run = results / study
+        if (run / "record.json").is_file():
+            committed = dest / study
+            with _swapped_in(committed) as target:
+                target.mkdir(parents=True)
+                for file in (*RUN_FILES, "config.json"):
+                    if (run / file).is_file():
+                        _copy(run / file, target / file, results, committed=committed / file)
+            log(f"{study}: {sorted(p.name for p in committed.iterdir())}")
+    noise = results / "noise_sensitivity"
+    if (noise / "noise_sensitivity.json").is_file():
+        committed = dest / "noise_sensitivity"
+        with _swapped_in(committed) as target:
+            target.mkdir(parents=True)
+            for file in NOISE_FILES:
+                if (noise / file).is_file():
+                    _copy(noise / file, target / file, results, committed=committed / file)
+        log(f"noise_sensitivity: {sorted(p.name for p in committed.iterdir())}")
+    _boolean_study(results, dest / "boolean", log)
+
+
+def _image_study(results, study, dest, log):
+    """Each CNN's folder of a block_holdout study: the logits analysis, the config and the
+    IID and holdout runs' records."""
+    folder = results / study
+    for run in sorted(folder.glob("*")) if folder.is_dir() else []:
+        committed = dest / study / run.name
         with _swapped_in(committed) as target:
             target.mkdir(parents=True)
             for file in ("logits.json", "logits.csv", "logits.png", "config.json"):
@@ -252,8 +298,7 @@ def export(results, dest, log=print):
                         (target / sub).mkdir(exist_ok=True)
                         _copy(run / sub / file, target / sub / file, results,
                               committed=committed / sub / file)  # fmt: skip
-        log(f"figure7/{run.name}: {sorted(p.name for p in committed.iterdir())}")
-    _boolean_study(results, dest / "boolean", log)
+        log(f"{study}/{run.name}: {sorted(p.name for p in committed.iterdir())}")
 
 
 def main(argv=None):

@@ -4,6 +4,11 @@
     python tools/results_tables.py docs/results --write    # replace the tables in README.md
     python tools/results_tables.py docs/results --check    # exit 1 if README.md is stale
 
+``--write`` and ``--check`` also cover the repository README (``--readme``, default: the
+README.md two folders above RESULTS): its results table (``<!-- table: claims -->``) and its
+"What the quick presets show" (``<!-- table: gallery -->``), whose numbers
+``tools/results_claims.py`` computes from the same records.
+
 Each study folder written by ``tools/export_results.py`` gives one Markdown table:
 
 - ``holdout``: one row per run of ``results.jsonl``: final training accuracy, accuracy on the
@@ -277,6 +282,23 @@ def tables(results):
     return out
 
 
+def _claims(results, text):
+    """tools/results_claims.py's blocks of the repository README whose markers ``text`` has:
+    ``claims`` (the results table) and ``gallery`` (what the quick presets show)."""
+    import importlib.util
+
+    wanted = [name for name in ("claims", "gallery") if f"<!-- table: {name} -->" in text]
+    if not wanted:
+        return {}
+    path = pathlib.Path(__file__).with_name("results_claims.py")
+    spec = importlib.util.spec_from_file_location("results_claims", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = module.studies(results)
+    makers = {"claims": module.table, "gallery": module.gallery}
+    return {name: makers[name](found) for name in wanted}
+
+
 def update(readme_text, made):
     """``readme_text`` with each marked table replaced by ``made``'s; returns (text, stale)."""
     stale = []
@@ -298,6 +320,8 @@ def main(argv=None):
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--write", action="store_true", help="replace the tables in README.md")
     action.add_argument("--check", action="store_true", help="exit 1 if README.md is stale")
+    parser.add_argument("--readme", help="the README with the claims table (default: the "
+                        "README.md two folders above RESULTS)")  # fmt: skip
     args = parser.parse_args(argv)
     results = pathlib.Path(args.results)
     if not results.is_dir():
@@ -307,23 +331,31 @@ def main(argv=None):
         for name, table in made.items():
             print(f"## {name}\n\n{table}")
         return 0
-    readme = results / "README.md"
-    text, stale = update(readme.read_text(), made)
-    if args.write:
-        from pvr_keras import files
+    targets = [(results / "README.md", made)]
+    top = pathlib.Path(args.readme) if args.readme else results.resolve().parents[1] / "README.md"
+    if args.readme and not top.is_file():
+        raise FileNotFoundError(f"--readme {top} does not exist")
+    blocks = _claims(results, top.read_text()) if top.is_file() else {}
+    if blocks:
+        targets.append((top, blocks))
+    status = 0
+    for readme, tables_of in targets:
+        text, stale = update(readme.read_text(), tables_of)
+        if args.write:
+            from pvr_keras import files
 
-        files.write_text(readme, text)
-        print(f"{readme}: {len(stale)} tables replaced ({', '.join(stale) or 'none stale'})")
-        return 0
-    if stale:
-        print(f"{readme}: stale tables: {', '.join(stale)}; run with --write", file=sys.stderr)
-        return 1
-    return 0
+            files.write_text(readme, text)
+            print(f"{readme}: {len(stale)} tables replaced ({', '.join(stale) or 'none stale'})")
+        elif stale:
+            print(f"{readme}: stale tables: {', '.join(stale)}; run with --write",
+                  file=sys.stderr)  # fmt: skip
+            status = 1
+    return status
 
 
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (FileNotFoundError, ValueError, KeyError) as error:
+    except (FileNotFoundError, ValueError, LookupError) as error:
         print(f"results_tables: error: {error!r}", file=sys.stderr)
         sys.exit(2)

@@ -48,6 +48,11 @@ def test_writes_csv_plots_and_config(recipe, tmp_path, capsys):
     for r in rows:
         mean.setdefault((r["aggregation"], int(r["window"])), []).append(float(r["ns"]))
     mean = {k: np.mean(v) for k, v in mean.items()}
+    summary = json.loads((tmp_path / "noise_sensitivity.json").read_text())
+    assert summary["wall_time_s"] > 0
+    assert {(a, int(w)): v for a, by in summary["mean_ns"].items() for w, v in by.items()} == (
+        pytest.approx(mean, rel=1e-12)
+    )
     # Figure 5b's trends at this fixed seed: mod_sum rises with the window, min falls, and max
     # ends below where it starts.
     assert mean["mod_sum", 1] < mean["mod_sum", 2] < mean["mod_sum", 3]

@@ -3,6 +3,7 @@
 import itertools
 import json
 import pathlib
+import shutil
 
 import pytest
 
@@ -128,3 +129,53 @@ def test_check_fails_on_a_hand_edited_number(tool, tmp_path, capsys):
     readme.write_text(readme.read_text().replace("0.500", "0.900"))
     assert tool.main([str(tmp_path), "--check"]) == 1
     assert "stale tables: holdout" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return scripts.load("tools/results_claims.py")
+
+
+def test_the_readme_results_table_is_generated_from_the_records(tool, tmp_path, capsys):
+    """README.md's claims table is what tools/results_claims.py computes from docs/results:
+    changing one committed record (the first window-3 run of the paper's recipe) makes
+    --check fail, and --write puts the new number in the README."""
+    results = tmp_path / "docs" / "results"
+    shutil.copytree(REPO / "docs" / "results", results)
+    readme = tmp_path / "README.md"
+    readme.write_text((REPO / "README.md").read_text())
+    assert tool.main([str(results), "--check"]) == 0, capsys.readouterr().err
+    lines = (results / "holdout_paper" / "results.jsonl").read_text().splitlines()
+    changed = []
+    for line in lines:
+        record = json.loads(line)
+        if record["window"] == 3 and record["seed"] == 0 and record["holdout"] == 1:
+            assert "97.0% held-out" in readme.read_text()
+            record["test_accuracy"] = 0.5123
+        changed.append(json.dumps(record))
+    (results / "holdout_paper" / "results.jsonl").write_text("\n".join(changed) + "\n")
+    assert tool.main([str(results), "--check"]) == 1
+    assert "stale tables: claims" in capsys.readouterr().err
+    assert tool.main([str(results), "--write"]) == 0
+    text = readme.read_text()
+    assert "51.2% held-out" in text and "97.0% held-out" not in text
+    assert tool.main([str(results), "--check"]) == 0
+
+
+def test_a_missing_study_is_named(claims, tmp_path):
+    with pytest.raises(FileNotFoundError, match="noise_sensitivity"):
+        claims.table(claims.studies(tmp_path))
+
+
+def test_claims_formats(claims):
+    assert claims.pcts([0.109, 0.123], 0) == "11-12%"
+    assert claims.pcts([1.0, 0.9996], 0) == "100%"  # equal once rounded: one value
+    assert claims.span([3, 1, 2], str) == "1-3"
+    # The 95% upper bound on a rate from 0 events in n trials (Clopper-Pearson, one-sided).
+    assert claims.dec(claims.upper_bound(0, 6)) == "0.39"
+    assert claims.dec(claims.upper_bound(0, 12)) == "0.22"
+    assert (1 - claims.upper_bound(0, 6)) ** 6 == pytest.approx(0.05)
+    assert claims.minutes(90) == "1.5 min" and claims.minutes(1500) == "25 min"
+    assert (
+        claims.steps({"epochs_completed": 200, "num_examples": 50_000, "batch_size": 1024}) == 9800
+    )

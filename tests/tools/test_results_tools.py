@@ -204,3 +204,25 @@ def test_export_never_drops_a_committed_file_or_row(tmp_path, capsys):
                 assert (back / name).read_bytes() == (study / name).read_bytes(), (study, name)
             assert (back / "holdout_analysis.png").is_file()
         assert not [p for p in docs.rglob(".results.lock")]
+
+
+def test_the_quick_records_export_as_studies_of_their_own(tmp_path):
+    """tools/quick_records.sh's folders that are not sweeps (Figure 5's noise sensitivity, the
+    token_pvr run, the quick CNNs) export to study folders of the same names with every file
+    the README's numbers are computed from, byte for byte."""
+    committed = REPO / "docs" / "results"
+    results = tmp_path / "results"
+    names = ("noise_sensitivity", "token_pvr_quick", "block_holdout_quick")
+    for name in names:
+        shutil.copytree(committed / name, results / name)
+    exporter = scripts.load("tools/export_results.py")
+    exporter.main([str(results), str(tmp_path / "docs")])
+    for name in names:
+        back = _bytes(tmp_path / "docs" / name)
+        assert {p.relative_to(tmp_path / "docs" / name): b for p, b in back.items()} == {
+            p.relative_to(committed / name): b for p, b in _bytes(committed / name).items()
+        }
+    assert (tmp_path / "docs" / "noise_sensitivity" / "noise_sensitivity.json").is_file()
+    assert (
+        tmp_path / "docs" / "block_holdout_quick" / "resnet18" / "iid" / "record.json"
+    ).is_file()
