@@ -15,6 +15,9 @@ Layers, each importing only from those above it (``tests/test_layout.py`` checks
   ``figures`` (every plot), ``analysis`` (noise sensitivity, CKA, fast/slow learners,
   logits, holdout);
 - ``training`` (the fit glue, run records, one run function for every kind);
+  ``benchmarks`` (named, versioned configs with canonical splits, framework-free sources,
+  text prompts, a scorer and a manifest of split hashes), ``tfds`` (the same configs as the
+  TFDS builder ``pvr``; ``import pvr_keras.tfds`` registers it);
 - ``sweeps`` (grids of runs), ``tuning`` (keras-tuner);
 - ``cli`` (flags, presets and the recipe runner).
 
@@ -26,8 +29,8 @@ import importlib
 __version__ = "0.1.0"  # the one version source (pyproject reads it)
 
 SUBPACKAGES = (
-    "analysis", "cli", "data", "engines", "figures", "identity", "kinds", "models", "registry",
-    "runconfig", "sweeps", "tasks", "training", "tuning",
+    "analysis", "benchmarks", "cli", "data", "engines", "figures", "identity", "kinds",
+    "models", "registry", "runconfig", "sweeps", "tasks", "training", "tuning",
 )  # fmt: skip
 __all__ = ["__version__", *SUBPACKAGES]
 

@@ -4,6 +4,7 @@
     python recipes/benchmark.py --model my_nets.py:tiny_net              # a builder of yours
     python recipes/benchmark.py --model my_pkg.nets:tiny_net --suite standard
     python recipes/benchmark.py --model resnet18                         # image models: blocks
+    python recipes/benchmark.py --predictions preds.npy --config token/w3   # made anywhere
 
 The suite (``pvr_keras.sweeps.suites``) is a fixed list of tasks trained with one fixed
 budget. Token models: windows 1-4 of mod_sum, window 2 with median, holdout-1 (tested on the
@@ -11,6 +12,12 @@ held-out windows, and on IID data) and without the pointer. Image models (builde
 with ``kind="image"``): 2x2 MNIST blocks, IID and under Figure 6's holdout. ``quick``: 20,000
 token examples, 12 epochs at batch 128 (about 5 min for the paper's MLP on a 2-core CPU);
 ``standard``: 300,000 examples, 30 epochs at batch 1024.
+
+``--predictions FILE --config NAME`` trains nothing: it scores a NumPy array of predictions
+for a split of a benchmark config (``pvr_keras.benchmarks``; ``--split``, default test, and
+``--size``), made by a model trained in any framework on that config's canonical splits, and
+prints the report of ``benchmarks.score`` (accuracy overall, per pointer value, on held-out
+windows and the rest; Boolean: MSE and half MSE on the cube, the frozen bit's influence).
 
 Resumable (a sweep results directory: started again, it trains only what is missing). Writes
 into ``--out``: results.jsonl and runs/ (every run's record and model), and the table:
@@ -53,14 +60,73 @@ class Config:
     )
     backend: str | None = cli.system_field("backend")
     input: str | None = cli.system_field("input")
+    predictions: str | None = dataclasses.field(
+        default=None,
+        metadata={"help": "score a .npy of predictions made anywhere (no training): class ids "
+                  "(N,) or logits (N, 10); Boolean configs: real values (N,)"},
+    )  # fmt: skip
+    config: str | None = dataclasses.field(
+        default=None, metadata={"help": "the benchmark config of --predictions (token/w3)"}
+    )
+    split: str = dataclasses.field(
+        default="test", metadata={"choices": ("train", "validation", "test"),
+                                  "help": "the split of --predictions"},
+    )  # fmt: skip
+    size: str = dataclasses.field(
+        default="standard", metadata={"choices": ("standard", "small"),
+                                      "help": "the size preset of --predictions' split"},
+    )  # fmt: skip
 
     def validate(self):
         cli.check_ints(self, ("seed",), 0)
+        if self.predictions is not None or self.config is not None:
+            cli.check_task(lambda: load_predictions(self))
+            return
         cli.check_task(lambda: suite_runs(self))
         cli.check_task(lambda: out_folder(self))
 
 
 PRESETS = {"quick": lambda given: {}, "standard": lambda given: dict(suite="standard")}
+
+
+def load_predictions(cfg):
+    """The ``--predictions`` array, checked against ``--config``'s split (no pickles: a .npy
+    read with ``allow_pickle=False``)."""
+    import numpy as np
+
+    from pvr_keras import benchmarks
+
+    if cfg.predictions is None or cfg.config is None:
+        raise ValueError("--predictions and --config go together (a .npy file and the "
+                         "benchmark config it predicts, e.g. token/w3)")  # fmt: skip
+    config = benchmarks.get(cfg.config)
+    path = pathlib.Path(cfg.predictions)
+    if not path.is_file():
+        raise ValueError(f"--predictions {path}: no such file")
+    try:
+        predictions = np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as error:
+        raise ValueError(f"--predictions {path}: not a NumPy .npy array ({error})") from None
+    n = config.sizes(cfg.size)[cfg.split]
+    if len(predictions) != n:
+        raise ValueError(f"--predictions {path} holds {len(predictions):,} rows; {config.name} "
+                         f"{cfg.split} ({cfg.size}) has {n:,} examples")  # fmt: skip
+    return predictions
+
+
+def score_predictions(cfg):
+    """``--predictions``: scores the file on the config's split and prints the report."""
+    from pvr_keras import benchmarks
+
+    predictions = load_predictions(cfg)
+    report = cli.check_task(lambda: benchmarks.score(cfg.config, predictions, cfg.split,
+                                                     size=cfg.size))  # fmt: skip
+    print(json.dumps(report, indent=1))
+    headline = report.get("accuracy", report.get("half_mse"))
+    metric = "accuracy" if "accuracy" in report else "half MSE"
+    print(f"\n{report['config']} {report['version']} {cfg.split} ({cfg.size}, "
+          f"{report['examples']:,} examples): {metric} {headline:.4f}")  # fmt: skip
+    return report
 
 
 def suite_runs(cfg):
@@ -134,6 +200,8 @@ def markdown(suite, entries, columns):
 
 def main(argv=None):
     cfg = cli.parse(Config, PRESETS, argv, description=__doc__)
+    if cfg.predictions is not None:
+        return score_predictions(cfg)
     runs = suite_runs(cfg)
     out = out_folder(cfg)
     cli.check_out_folder(out, sweep=True)

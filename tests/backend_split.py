@@ -26,6 +26,7 @@ SKIP_ANY_ENV = "PVR_TESTS_SKIP_ANY_BACKEND"
 BACKEND_FREE = (
     "tests/tasks/",
     "tests/data/",
+    "tests/benchmarks/",
     "tests/sweeps/",
     "tests/tools/",
     "tests/analysis/test_boolean.py",
@@ -80,6 +81,8 @@ ANY_BACKEND = (
     "tests/recipes/test_tune.py::test_other_tuners",
     # Records that name code are read without importing it (nothing reaches a backend op).
     "tests/test_untrusted_code.py",
+    # The JAX twins against the split manifest: JAX whatever Keras's backend, so once.
+    "tests/test_benchmark_manifest_jax.py",
     # Killed on TensorFlow, resumed on JAX: its two processes name their backends.
     "tests/training/test_resume.py::test_a_run_killed_on_one_backend_resumes_on_the_other",
 )

@@ -52,7 +52,7 @@ LAYERS = (
     ("kinds",),
     ("runconfig", "identity"),
     ("data", "models", "figures", "analysis"),
-    ("training",),
+    ("training", "benchmarks", "tfds"),
     ("sweeps", "tuning"),
     ("cli",),
 )

@@ -1,0 +1,50 @@
+"""PVR as a benchmark for any framework: named, versioned configs with fixed splits, random-
+access sources, text prompts for language models, a scorer and a manifest of split hashes.
+
+    from pvr_keras import benchmarks
+
+    benchmarks.names()                              # token/w1 ... boolean/f3-frozen10
+    test = benchmarks.source("token/w3", "test")    # len(test), test[i], test[10:20]
+    report = benchmarks.score("token/w3", predictions)   # accuracy, per slice, split hash
+    prompts = benchmarks.text_source("token/w3", "test") # {question, answer, metadata}
+
+Token and Boolean configs import neither TensorFlow nor JAX here. ``import pvr_keras.tfds``
+registers the same configs as the TFDS dataset ``pvr`` (``tfds.load("pvr/token_w3")``);
+``tools/export_dataset.py`` writes Parquet, TFRecord or text files with a dataset card.
+"""
+
+from pvr_keras.benchmarks.catalog import (
+    CONFIGS,
+    RELEASE_NOTES,
+    SIZES,
+    SPLITS,
+    VERSION,
+    Config,
+    get,
+    names,
+)
+from pvr_keras.benchmarks.hashes import canonical_bytes, manifest, split_hash
+from pvr_keras.benchmarks.scoring import score
+from pvr_keras.benchmarks.sources import Source, cube, source, task_of
+from pvr_keras.benchmarks.text import score_answer, text_source
+
+__all__ = [
+    "CONFIGS",
+    "RELEASE_NOTES",
+    "SIZES",
+    "SPLITS",
+    "VERSION",
+    "Config",
+    "Source",
+    "canonical_bytes",
+    "cube",
+    "get",
+    "manifest",
+    "names",
+    "score",
+    "score_answer",
+    "source",
+    "split_hash",
+    "task_of",
+    "text_source",
+]

@@ -1,0 +1,219 @@
+"""Map-style sources of the benchmark configs' splits: ``len``, and item i (or a slice, or an
+index array) as a pure function of (config, split, i), for any framework's loader.
+
+Token and Boolean sources compute their rows in NumPy (``pvr_keras.data.numpy_examples``) and
+import neither TensorFlow nor JAX, so a PyTorch ``DataLoader`` with several workers can hold
+one: each worker computes the rows of the indices its sampler hands it, and nothing is
+duplicated or shared. Block and sequence sources compose MNIST / CIFAR-10 images through the
+tf.data composer (TensorFlow, and the TFDS data dir of ``pvr_keras.data.load_images``).
+
+    >>> from pvr_keras import benchmarks
+    >>> test = benchmarks.source("token/w3", "test", size="small")
+    >>> len(test), sorted(test[0])
+    (2000, ['held_out', 'label', 'pointer', 'tokens', 'window_positions'])
+"""
+
+import numpy as np
+
+from pvr_keras.benchmarks import catalog
+
+
+def _task(config):
+    if config.family in ("token", "sequence"):
+        from pvr_keras.tasks import TokenTask
+
+        return TokenTask(**config.task)
+    if config.family == "boolean":
+        from pvr_keras.tasks import BooleanTask
+
+        return BooleanTask(**config.task)
+    from pvr_keras.tasks import BlockTask
+
+    return BlockTask(**config.task)
+
+
+def task_of(name):
+    """The task object of a config (``TokenTask``, ``BooleanTask`` or ``BlockTask``)."""
+    return _task(catalog.get(name))
+
+
+def cube(num_bits, index):
+    """Rows ``index`` of the Boolean cube in row order: x_j = 1 - 2 * ((r >> j) & 1)."""
+    index = np.asarray(index, np.int64)
+    return (1 - 2 * ((index[:, None] >> np.arange(num_bits)) & 1)).astype(np.int8)
+
+
+class Source:
+    """One split of one config at one size preset, as a random-access source.
+
+    Args:
+        name: a config name (``token/w3``, optionally ``:1.0.0``).
+        split: ``train``, ``validation`` or ``test``.
+        size: ``standard`` or ``small`` (``catalog.SIZES``).
+        data_dir: the TFDS data dir of the image configs (default as ``load_images``).
+
+    Item i is a dict of NumPy values; a slice or an index array gives the same keys with a
+    leading batch axis. Features: token ``tokens`` int32 (seq_len,), ``label`` int32,
+    ``pointer`` int32 (the value position the pointer names), ``window_positions`` int32
+    (window,), ``held_out`` bool (the window is one of the config's held-out tuples);
+    Boolean ``bits`` int8 (d,) of +1/-1, ``label`` float32, ``pointer`` int32 (the value bit
+    named), ``frozen`` int64 (the split's frozen-bit mask); block ``image`` uint8 (H, W, C),
+    ``label`` int32, ``cell_labels`` int64 (cells,), ``held_out`` bool; sequence ``images``
+    uint8 (seq_len, 28, 28, 1), ``tokens`` int32 (seq_len,), ``label`` int32.
+    """
+
+    def __init__(self, name, split, *, size="standard", data_dir=None):
+        self.config = catalog.get(name)
+        self.split = catalog.check_split(split)
+        self.size = size
+        self.num_examples = self.config.sizes(size)[split]
+        self.task = _task(self.config)
+        self.seed, self.stream = self.config.stream(split)
+        self.data_dir = data_dir
+        self._images = None
+
+    def __len__(self):
+        return self.num_examples
+
+    def __repr__(self):
+        return (f"Source({self.config.name!r}, {self.split!r}, size={self.size!r}: "
+                f"{self.num_examples:,} examples)")  # fmt: skip
+
+    def _indices(self, item):
+        if isinstance(item, slice):
+            return np.arange(*item.indices(self.num_examples), dtype=np.int64), True
+        if isinstance(item, int | np.integer) and not isinstance(item, bool):
+            index = int(item)
+            if index < 0:
+                index += self.num_examples
+            if not 0 <= index < self.num_examples:
+                raise IndexError(f"index {item} out of range for {self!r}")
+            return np.array([index], np.int64), False
+        index = np.asarray(item)
+        if index.ndim != 1 or not (index.size == 0 or np.issubdtype(index.dtype, np.integer)):
+            raise IndexError(f"index must be an int, a slice or a 1-D integer array; received "
+                             f"{item!r:.80}")  # fmt: skip
+        index = np.where(index < 0, index + self.num_examples, index).astype(np.int64)
+        if index.size and (index.min() < 0 or index.max() >= self.num_examples):
+            raise IndexError(f"indices out of range for {self!r}")
+        return index, True
+
+    def __getitem__(self, item):
+        index, batched = self._indices(item)
+        rows = self.rows(index)
+        return rows if batched else {k: v[0] for k, v in rows.items()}
+
+    def __iter__(self):
+        for start in range(0, self.num_examples, 4096):
+            rows = self.rows(np.arange(start, min(start + 4096, self.num_examples)))
+            for i in range(len(next(iter(rows.values())))):
+                yield {k: v[i] for k, v in rows.items()}
+
+    def batches(self, batch_size, *, shuffle_seed=None, epoch=0, worker=0, num_workers=1):
+        """The index batches of one epoch that worker ``worker`` of ``num_workers`` loads:
+        the epoch's order (index order, or a permutation keyed by (shuffle_seed, epoch)) cut
+        into batches, batch b going to worker b mod num_workers, so the workers together
+        load every index exactly once. For loaders that shard by hand (a PyTorch
+        ``IterableDataset``, a JAX loop on several hosts); a map-style loader's sampler does
+        this itself.
+
+        Yields:
+            1-D int64 index arrays; ``self[batch]`` gives the rows.
+        """
+        for name, value, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 1),
+                                 ("worker", worker, 0), ("epoch", epoch, 0)):  # fmt: skip
+            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}; received {value!r}")
+        if worker >= num_workers:
+            raise ValueError(f"worker must be below num_workers={num_workers}; received {worker}")
+        order = np.arange(self.num_examples, dtype=np.int64)
+        if shuffle_seed is not None:
+            order = np.random.default_rng([int(shuffle_seed), int(epoch)]).permutation(order)
+        starts = range(worker * batch_size, self.num_examples, num_workers * batch_size)
+        for start in starts:
+            yield order[start : start + batch_size]
+
+    def rows(self, index):
+        """The examples at ``index`` (1-D int64, in range) as a dict of batched arrays."""
+        family = self.config.family
+        if family == "token":
+            return self._token(index)
+        if family == "boolean":
+            return self._boolean(index)
+        return self._image(index)
+
+    def _token(self, index):
+        from pvr_keras.data.numpy_examples import token_examples
+
+        task, holdout = self.task, self.config.holdout
+        x, y = token_examples(task, index, seed=self.seed, split=self.stream, holdout=holdout)
+        pointer = x[:, 0] if task.pointer else np.zeros(len(x), np.int32)
+        positions = task.window_positions(pointer)
+        held = np.zeros(len(x), bool)
+        if holdout:
+            window = np.take_along_axis(x[:, 1:], positions, axis=1)
+            tuples = task.holdout_tuples(holdout)
+            held = (window[:, None, :] == tuples[None]).all(axis=2).any(axis=1)
+        return {"tokens": x, "label": y, "pointer": pointer.astype(np.int32),
+                "window_positions": positions.astype(np.int32), "held_out": held}  # fmt: skip
+
+    def _boolean(self, index):
+        from pvr_keras.data.numpy_examples import boolean_examples
+        from pvr_keras.tasks.boolean import split_frozen
+
+        task = self.task
+        if self.split == "test":
+            x = cube(task.num_bits, index)
+            y, frozen = task.label(x).astype(np.float32), 0
+        else:
+            x, y = boolean_examples(task, index, seed=self.seed, split=self.stream,
+                                    holdout=self.config.holdout)  # fmt: skip
+            frozen = split_frozen(task, self.config.holdout, self.stream)
+        return {"bits": x, "label": y, "pointer": task.pointer(x).astype(np.int32),
+                "frozen": np.full(len(x), frozen, np.int64)}  # fmt: skip
+
+    def _image(self, index):
+        import tensorflow as tf
+
+        if self._images is None:
+            self._images = self._make_images()
+        rows = self._images(tf.constant(index, tf.int64))
+        return {k: np.asarray(v) for k, v in rows.items()}
+
+    def _make_images(self):
+        if self.config.family == "block":
+            from pvr_keras.data import block
+
+            fn = block.make_examples(
+                self.task,
+                block._key(self.seed, self.stream),
+                self.stream,
+                bool(self.config.holdout),
+                self.data_dir,
+                dtype="uint8",
+            )
+
+            def rows(index):
+                out = fn(index)
+                # Under Figure 6's holdout the test stream holds only held-out examples and
+                # the train stream none (the cell pools exclude them).
+                held = bool(self.config.holdout) and self.stream == "test"
+                return {"image": out["x"], "label": out["y"], "cell_labels": out["cell_labels"],
+                        "held_out": np.full(len(index), held)}  # fmt: skip
+
+            return rows
+        from pvr_keras.data import sequence
+
+        fn, _ = sequence.make_examples(self.task, self.seed, self.stream, 0, self.data_dir)
+
+        def rows(index):
+            out = fn(index)
+            images = np.round(np.asarray(out["x"]) * 255).astype(np.uint8)
+            return {"images": images, "tokens": out["tokens"], "label": out["y"]}
+
+        return rows
+
+
+def source(name, split, *, size="standard", data_dir=None):
+    """``Source(name, split, size=..., data_dir=...)``: one split of a benchmark config."""
+    return Source(name, split, size=size, data_dir=data_dir)

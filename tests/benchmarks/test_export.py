@@ -1,0 +1,93 @@
+"""tools/export_dataset.py: Parquet and text files of every token and Boolean config hold the
+source's rows in index order (pandas reads them back), with a dataset card; bad input fails
+before any work and a failure leaves nothing behind."""
+
+import json
+
+import numpy as np
+import pytest
+
+from pvr_keras import benchmarks
+from pvr_keras.benchmarks import export
+from tests import scripts
+
+pandas = pytest.importorskip("pandas")
+pytest.importorskip("pyarrow")
+HASHED = benchmarks.names("token") + benchmarks.names("boolean")
+
+
+@pytest.fixture(scope="module")
+def tool():
+    return scripts.load("tools/export_dataset.py")
+
+
+@pytest.mark.slow  # 27 configs x 2 formats at the small size
+@pytest.mark.parametrize("name", HASHED)
+def test_parquet_and_text_hold_the_source(name, tool, tmp_path):
+    tool.main([name, str(tmp_path / "parquet"), "--format", "parquet", "--size", "small"])
+    tool.main([name, str(tmp_path / "text"), "--format", "text", "--size", "small"])
+    for split in benchmarks.SPLITS:
+        rows = benchmarks.source(name, split, size="small")[:]
+        frame = pandas.read_parquet(tmp_path / "parquet" / f"{split}.parquet")
+        assert list(frame.columns) == list(rows)
+        for key, value in rows.items():
+            column = frame[key].to_numpy()
+            got = np.stack(column) if value.ndim > 1 else column
+            np.testing.assert_array_equal(got, value, err_msg=f"{split} {key}")
+        lines = (tmp_path / "text" / f"{split}.jsonl").read_text().splitlines()
+        assert len(lines) == len(rows["label"])
+        for i in (0, len(lines) // 2, len(lines) - 1):
+            entry = json.loads(lines[i])
+            assert entry["answer"] == str(int(rows["label"][i]))
+            assert entry["metadata"]["index"] == i
+            inputs = rows["tokens"] if "tokens" in rows else rows["bits"]
+            sequence = entry["question"].split("Sequence: ")[1].split("\n")[0]
+            assert [int(t) for t in sequence.split()] == inputs[i].tolist()
+    card = (tmp_path / "parquet" / "README.md").read_text()
+    config = benchmarks.get(name)
+    assert card.startswith(f"---\nconfigs:\n- config_name: {config.tfds_name}\n")
+    for split in benchmarks.SPLITS:
+        assert f"  - split: {split}\n    path: {split}.parquet" in card
+        assert benchmarks.split_hash(name, split, "small") in card
+
+
+def test_tfrecord_examples(tmp_path, tool):
+    import tensorflow as tf
+
+    tool.main(["boolean/f3-frozen4", str(tmp_path / "out"), "--format", "tfrecord"])
+    rows = benchmarks.source("boolean/f3-frozen4", "test")[:]
+    spec = {
+        "bits": tf.io.FixedLenFeature([11], tf.int64),
+        "label": tf.io.FixedLenFeature([], tf.float32),
+    }
+    records = tf.data.TFRecordDataset(str(tmp_path / "out" / "test.tfrecord"))
+    parsed = [tf.io.parse_single_example(r, spec) for r in records]
+    assert len(parsed) == 2048
+    np.testing.assert_array_equal(np.stack([p["bits"].numpy() for p in parsed]), rows["bits"])
+    np.testing.assert_array_equal([p["label"].numpy() for p in parsed], rows["label"])
+
+
+def test_bad_exports_fail_before_any_work(tmp_path, tool, monkeypatch, capsys):
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "keep.txt").write_text("mine")
+    with pytest.raises(ValueError, match="exists and is not an empty folder"):
+        tool.main(["token/w1", str(full)])
+    with pytest.raises(ValueError, match="did you mean token/w1"):
+        tool.main(["token/w11", str(tmp_path / "a")])
+    with pytest.raises(ValueError, match="text format is for token and Boolean configs"):
+        tool.main(["block/mnist-2x2", str(tmp_path / "b"), "--format", "text"])
+    with pytest.raises(SystemExit):
+        tool.main(["token/w1", str(tmp_path / "c"), "--format", "csv"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]
+    assert (full / "keep.txt").read_text() == "mine"
+
+    def broken(source, path):
+        if source.split == "validation":
+            raise OSError("disk gone")
+        path.write_bytes(b"x")
+
+    monkeypatch.setitem(export.WRITERS, "parquet", broken)
+    with pytest.raises(OSError, match="disk gone"):
+        tool.main(["token/w1", str(tmp_path / "d"), "--size", "small"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no half export, no temp

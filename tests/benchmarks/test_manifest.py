@@ -1,0 +1,78 @@
+"""The committed manifest of split hashes: the NumPy source, the tf.data streams and the JAX
+device twins regenerate every token and Boolean split to the same bytes, and a changed rule
+is refused until the config's version is bumped."""
+
+import json
+
+import numpy as np
+import pytest
+
+from pvr_keras import benchmarks
+from pvr_keras.benchmarks import catalog, hashes
+from tests import scripts
+
+HASHED = benchmarks.names("token") + benchmarks.names("boolean")
+
+
+def _chunks(config, split, size, arrays):
+    """The split as one chunk of rows made by ``arrays(task, n, split=, seed=, holdout=)``."""
+    task = benchmarks.task_of(config.name)
+    n = config.sizes(size)[split]
+    if config.family == "boolean" and split == "test":  # the cube: no stream
+        x = benchmarks.cube(task.num_bits, np.arange(n))
+        return [{"bits": x, "label": task.label(x).astype(np.float32)}]
+    seed, stream = config.stream(split)
+    x, y = arrays(task, n, split=stream, seed=seed, holdout=config.holdout)
+    inputs = "tokens" if config.family == "token" else "bits"
+    return [{inputs: np.asarray(x), "label": np.asarray(y)}]
+
+
+def test_the_committed_manifest_is_the_numpy_sources():
+    tool = scripts.load("tools/benchmark_manifest.py")
+    assert tool.main(["--check"]) == 0
+    committed = hashes.manifest()
+    assert set(committed) == set(HASHED)
+    for name in HASHED:
+        assert committed[name]["version"] == benchmarks.get(name).version
+
+
+@pytest.mark.slow  # every split at both sizes through tf.data (about a minute)
+def test_tfdata_regenerates_every_split_to_the_manifest():
+    from pvr_keras.data import boolean_arrays, token_arrays
+
+    committed = hashes.manifest()
+    for name in HASHED:
+        config = benchmarks.get(name)
+        arrays = token_arrays if config.family == "token" else boolean_arrays
+        for size, splits in committed[name]["sizes"].items():
+            for split, entry in splits.items():
+                made = hashes.hash_rows(config.family, _chunks(config, split, size, arrays))
+                assert made == entry["sha256"], (name, size, split)
+
+
+def test_a_changed_rule_needs_a_new_version(monkeypatch, capsys):
+    tool = scripts.load("tools/benchmark_manifest.py")
+    before = hashes.PATH.read_bytes()
+    changed = catalog.Config("token/w2", "token", dict(window=2), seed=5)
+    monkeypatch.setitem(catalog.CONFIGS, "token/w2", changed)
+    assert tool.main(["--check"]) == 1
+    assert "changed: token/w2 (same version: bump it)" in capsys.readouterr().err
+    assert tool.main([]) == 1  # refuses to write
+    assert hashes.PATH.read_bytes() == before
+    with pytest.raises(ValueError, match="manifest is of version 1.0.0, the catalog's is 1.1.0"):
+        monkeypatch.setitem(
+            catalog.CONFIGS,
+            "token/w2",
+            catalog.Config("token/w2", "token", dict(window=2), version="1.1.0"),
+        )
+        hashes.recorded("token/w2", "test")
+
+
+def test_canonical_bytes_do_not_depend_on_the_chunking():
+    src = benchmarks.source("token/w3", "test", size="small")
+    whole = hashes.hash_rows("token", [src[:]])
+    pieces = hashes.hash_rows("token", [src[:700], src[700:701], src[701:]])
+    assert whole == pieces == hashes.split_hash("token/w3", "test", "small")
+    assert (
+        json.loads(hashes.PATH.read_text())["token/w3"]["sizes"]["small"]["test"]["sha256"] == whole
+    )

@@ -1,0 +1,35 @@
+"""Exports a benchmark config's splits as files any framework reads, with a dataset card.
+
+    python tools/export_dataset.py token/w3 DIR --format parquet       # pyarrow
+    python tools/export_dataset.py boolean/f3-frozen0 DIR --format text  # JSON lines of prompts
+    python tools/export_dataset.py token/w2-holdout1 DIR --format tfrecord --size small
+
+See ``pvr_keras.benchmarks.export``: DIR must be new (or empty); it gets train, validation
+and test files and a README.md whose YAML header lets Hugging Face ``datasets`` read them.
+"""
+
+import argparse
+import sys
+
+
+def main(argv=None):
+    from pvr_keras.benchmarks import export
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("name", help="a benchmark config (python -c 'from pvr_keras import "
+                        "benchmarks; print(benchmarks.names())')")  # fmt: skip
+    parser.add_argument("out", help="a new folder")
+    parser.add_argument("--format", default="parquet", choices=tuple(export.FORMATS))
+    parser.add_argument("--size", default="standard", choices=("standard", "small"))
+    parser.add_argument("--data-dir", help="TFDS data dir of MNIST / CIFAR-10 (image configs)")
+    args = parser.parse_args(argv)
+    export.export(args.name, args.out, fmt=args.format, size=args.size, data_dir=args.data_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (ValueError, ImportError) as error:
+        print(f"export_dataset: error: {error}", file=sys.stderr)
+        sys.exit(2)
