@@ -896,10 +896,42 @@ def gallery(r):
     return "".join("- " + b.replace("\n", "\n  ") + "\n" for b in bullets)
 
 
+# ---- the leaderboard: every committed model on the quick benchmark suite -------------------
+
+
+def leaderboard(r):
+    """The README's leaderboard: one row per model table of ``benchmark/quick/*.json``
+    (``recipes/benchmark.py``, ``tools/leaderboard.sh``, or predictions scored from outside
+    Keras), one column per benchmark config of the quick suite (its small splits); held-out
+    accuracy for the holdout configs."""
+    from pvr_keras.sweeps.suites import CONFIGS
+
+    folder = r.results / "benchmark" / "quick"
+    tables = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+    if not tables:
+        raise FileNotFoundError(f"{folder}: no benchmark tables")
+    header = ["model", *(f"`{c}`" for c in CONFIGS.values()), "minutes"]
+    rows = []
+    for table in sorted(tables, key=lambda t: (t["kind"], t["label"])):
+        cells = [table["label"]]
+        for entry in CONFIGS:
+            found = table["entries"].get(entry)
+            if found is None:
+                cells.append("-")
+                continue
+            cell = dec(found["test_accuracy"], 3)
+            cells.append(cell + (" (not fit)" if found.get("failed") else ""))
+        minutes = sum(e["minutes"] for e in table["entries"].values())
+        cells.append(f"{minutes:.0f}" if minutes >= 10 else f"{minutes:.1f}")
+        rows.append(cells)
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
 class _Lazy(dict):
     def __init__(self, results):
         super().__init__()
-        self.results = results
+        self.results = pathlib.Path(results)
 
     def __missing__(self, name):
         self[name] = Study(self.results, name)
@@ -928,4 +960,4 @@ def table(studies):
 
 if __name__ == "__main__":
     found = studies(sys.argv[1] if len(sys.argv) > 1 else HERE.parent / "docs" / "results")
-    print(table(found) + "\n" + gallery(found))
+    print(table(found) + "\n" + gallery(found) + "\n" + leaderboard(found))

@@ -5,8 +5,9 @@
     python tools/results_tables.py docs/results --check    # exit 1 if README.md is stale
 
 ``--write`` and ``--check`` also cover the repository README (``--readme``, default: the
-README.md two folders above RESULTS): its results table (``<!-- table: claims -->``) and its
-"What the quick presets show" (``<!-- table: gallery -->``), whose numbers
+README.md two folders above RESULTS): its results table (``<!-- table: claims -->``), its
+"What the quick presets show" (``<!-- table: gallery -->``) and its benchmark leaderboard
+(``<!-- table: leaderboard -->``), whose numbers
 ``tools/results_claims.py`` computes from the same records.
 
 Each study folder written by ``tools/export_results.py`` gives one Markdown table:
@@ -287,7 +288,8 @@ def _claims(results, text):
     ``claims`` (the results table) and ``gallery`` (what the quick presets show)."""
     import importlib.util
 
-    wanted = [name for name in ("claims", "gallery") if f"<!-- table: {name} -->" in text]
+    wanted = [name for name in ("claims", "gallery", "leaderboard")
+              if f"<!-- table: {name} -->" in text]  # fmt: skip
     if not wanted:
         return {}
     path = pathlib.Path(__file__).with_name("results_claims.py")
@@ -295,7 +297,8 @@ def _claims(results, text):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     found = module.studies(results)
-    makers = {"claims": module.table, "gallery": module.gallery}
+    makers = {"claims": module.table, "gallery": module.gallery,
+              "leaderboard": module.leaderboard}  # fmt: skip
     return {name: makers[name](found) for name in wanted}
 
 

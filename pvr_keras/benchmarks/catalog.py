@@ -28,7 +28,8 @@ import difflib
 
 VERSION = "1.0.0"
 RELEASE_NOTES = {
-    "1.0.0": "First release: token windows 1-4 (mod_sum), the other aggregations at window 3, "
+    "1.0.0": "First release: token windows 1-4 (mod_sum), the other aggregations at window 3 "
+    "(and the median at window 2), "
     "holdout (Figure 14, Appendix E), the pointer-less control, 2x2 MNIST / CIFAR-10 blocks "
     "(IID and Figure 6's holdout), MNIST image sequences, Boolean f3 and parity windows with "
     "every bit of f3 frozen (Abbe et al. 2022).",
@@ -124,6 +125,8 @@ CONFIGS = {
         *(_token(f"w{w}", f"window {w}, mod_sum (Figures 9-11)", window=w) for w in (1, 2, 3, 4)),
         *(_token(f"w3-{a}", f"window 3, {a} (Figure 16)", window=3, aggregation=a)
           for a in ("median", "maj_vote", "min", "max")),
+        _token("w2-median", "window 2, median (the quick benchmark suite's aggregation "
+               "entry)", window=2, aggregation="median"),
         _token("w2-holdout1", "window 2, holdout-1: (0, 1) never in a training window; test "
                "only on it (Figure 14)", holdout=1, window=2),
         _token("w2-holdout2", "window 2, both orders of (0, 1) held out (Figure 14)",

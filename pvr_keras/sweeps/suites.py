@@ -39,6 +39,12 @@ TOKEN_ENTRIES = (
     ("w2-nopointer", dict(window=2, pointer=False)),
 )
 IMAGE_ENTRIES = (("blocks-iid", dict(holdout=0)), ("blocks-holdout", dict(holdout=1)))
+# Each entry of the quick suite trains on a benchmark config's small splits (the same task,
+# holdout, seed and sizes: pvr_keras.benchmarks), so any framework can be scored on them.
+CONFIGS = {"w1": "token/w1", "w2": "token/w2", "w3": "token/w3", "w4": "token/w4",
+           "w2-median": "token/w2-median", "w2-holdout1": "token/w2-holdout1",
+           "w2-nopointer": "token/w2-nopointer", "blocks-iid": "block/mnist-2x2",
+           "blocks-holdout": "block/mnist-2x2-holdout"}  # fmt: skip
 
 SUITES = {
     "quick": Suite(

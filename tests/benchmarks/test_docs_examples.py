@@ -1,0 +1,87 @@
+"""The docs' benchmark examples run: a NumPy model trained outside Keras, scored through
+recipes/benchmark.py --predictions; the LLM scoring script on an oracle and on a bad model;
+the leaderboard drawn from model tables."""
+
+import json
+
+import numpy as np
+import pytest
+
+from pvr_keras import benchmarks
+from tests import scripts
+
+
+def test_a_numpy_model_scored_through_the_predictions_path(tmp_path, monkeypatch, capsys):
+    example = scripts.load("docs/benchmarks/numpy_softmax.py")
+    monkeypatch.setattr(example, "ENTRIES", {"w1": "token/w1", "w2-holdout1": "token/w2-holdout1"})
+    table = example.main(tmp_path)
+    assert table["entries"]["w1"]["test_accuracy"] == 1.0  # the value at the pointer is linear
+    assert table["entries"]["w2-holdout1"]["test_accuracy"] < 0.5
+    recipe = scripts.load("recipes/benchmark.py")
+    report = recipe.main(["--predictions", str(tmp_path / "token_w1.npy"), "--config",
+                          "token/w1", "--size", "small"])  # fmt: skip
+    assert report["accuracy"] == 1.0 and report["examples"] == 2000
+    assert "token/w1 1.0.0 test (small, 2,000 examples): accuracy 1.0000" in capsys.readouterr().out
+    saved = json.loads((tmp_path / "numpy_softmax.json").read_text())
+    assert saved["entries"]["w1"]["sha256"] == report["sha256"]
+
+
+def test_predictions_of_the_wrong_split_size_are_refused(tmp_path):
+    from pvr_keras.errors import ConfigError
+
+    recipe = scripts.load("recipes/benchmark.py")
+    np.save(tmp_path / "p.npy", np.zeros(2000, np.int64))
+    with pytest.raises(
+        ConfigError, match="holds 2,000 rows; token/w1 test \\(standard\\) has 10,000"
+    ):
+        recipe.main(["--predictions", str(tmp_path / "p.npy"), "--config", "token/w1"])
+    (tmp_path / "pickle.npy").write_bytes(b"not an array")
+    with pytest.raises(ConfigError, match="not a NumPy .npy array"):
+        recipe.main(["--predictions", str(tmp_path / "pickle.npy"), "--config", "token/w1"])
+    np.save(tmp_path / "objects.npy", np.array([{"a": 1}] * 2000, dtype=object))
+    with pytest.raises(ConfigError, match="not a NumPy .npy array"):
+        recipe.main(["--predictions", str(tmp_path / "objects.npy"), "--config", "token/w1",
+                     "--size", "small"])  # fmt: skip
+
+
+def test_the_llm_scoring_script(tmp_path):
+    example = scripts.load("docs/benchmarks/score_llm.py")
+    assert example.main(["token/w3", "--limit", "200"])["score"] == 1.0
+    assert example.main(["boolean/f3", "--limit", "200"])["score"] == 1.0
+    mine = tmp_path / "my_llm.py"
+    mine.write_text("def ask(prompt):\n    return 'I would say 0'\n")
+    report = example.main(["token/w3", "--model", f"{mine}:ask", "--limit", "500"])
+    labels = benchmarks.source("token/w3", "test", size="small")[:500]["label"]
+    assert report["score"] == pytest.approx((labels == 0).mean())
+
+
+def test_the_leaderboard_rows_and_columns(tmp_path):
+    claims = scripts.load("tools/results_claims.py")
+    folder = tmp_path / "benchmark" / "quick"
+    folder.mkdir(parents=True)
+    entry = {"test_accuracy": 0.5, "failed": False, "minutes": 2.0}
+    (folder / "b.json").write_text(
+        json.dumps(
+            {
+                "kind": "token",
+                "label": "zeta",
+                "entries": {"w1": entry, "w2": {**entry, "test_accuracy": 0.1, "failed": True}},
+            }
+        )
+    )
+    (folder / "a.json").write_text(
+        json.dumps(
+            {
+                "kind": "image",
+                "label": "cnn",
+                "entries": {"blocks-iid": {**entry, "test_accuracy": 0.98}},
+            }
+        )
+    )
+    text = claims.leaderboard(claims.studies(tmp_path))
+    rows = text.splitlines()
+    assert rows[0].startswith("| model | `token/w1` | `token/w2` |")
+    assert rows[2].startswith("| cnn | - |") and "| 0.980 | - | 2.0 |" in rows[2]
+    assert rows[3].startswith("| zeta | 0.500 | 0.100 (not fit) | - |") and rows[3].endswith(
+        "| 4.0 |"
+    )
