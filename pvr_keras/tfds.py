@@ -103,11 +103,26 @@ class Pvr(tfds.core.GeneratorBasedBuilder):
         del dl_manager  # generated locally: nothing to download
         return {split: self._generate_examples(split) for split in catalog.SPLITS}
 
+    def _images_dir(self):
+        """Where an image config's MNIST / CIFAR-10 are: this builder's data dir when they
+        are prepared there, else the library's default (``TFDS_DATA_DIR``, ...)."""
+        family = catalog.get(self.builder_config.benchmark).family
+        if family not in ("block", "sequence"):
+            return None
+        from pvr_keras.data import images
+
+        task = task_of(self.builder_config.benchmark)
+        names = {"mnist", getattr(task, "values", "mnist")}
+        try:
+            for name in names:
+                images.check_prepared(name, str(self.data_dir_root))
+        except FileNotFoundError:
+            return None
+        return str(self.data_dir_root)
+
     def _generate_examples(self, split):
         config = self.builder_config
-        images = catalog.get(config.benchmark).family in ("block", "sequence")
-        source = Source(config.benchmark, split, size=config.size,
-                        data_dir=str(self.data_dir_root) if images else None)  # fmt: skip
+        source = Source(config.benchmark, split, size=config.size, data_dir=self._images_dir())
         n = len(source)
         for start in range(0, n, CHUNK):
             rows = source.rows(np.arange(start, min(start + CHUNK, n), dtype=np.int64))
