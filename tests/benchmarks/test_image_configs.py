@@ -10,7 +10,7 @@ from pvr_keras import benchmarks
 def test_block_and_sequence_sources_are_the_streams(tfds_dir):
     from pvr_keras.data import block_arrays, sequence_arrays
 
-    for name in ("block/mnist-2x2", "block/mnist-2x2-holdout"):
+    for name in ("block/mnist-2x2", "block/mnist-2x2-holdout", "block/cifar10-2x2"):
         config = benchmarks.get(name)
         for split in ("train", "validation", "test"):
             seed, stream = config.stream(split)
