@@ -9,9 +9,11 @@ The other columns, and the verdicts, are written here by hand against the README
 (reproduced, partly, contradicted, not run). Edit a row here, then ``--write``.
 """
 
+import ast
 import json
 import math
 import pathlib
+import re
 import statistics
 import sys
 
@@ -926,6 +928,81 @@ def leaderboard(r):
         rows.append(cells)
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
+# ---- values inline in prose ----------------------------------------------------------------
+#
+# A number in a docs/results finding is written as ``<!-- = EXPR -->TEXT<!-- /= -->``: TEXT is
+# what EXPR gives from the committed records (``--write`` puts it there, ``--check`` fails when
+# it differs). EXPR is a small language, not Python: calls of the functions below, string,
+# number and list constants, keyword arguments, and ``[key]`` on a result. Nothing else is
+# evaluated, so a document can name records but never run code.
+
+VALUE = re.compile(r"(<!-- = (.+?) -->)(.*?)(<!-- /= -->)", re.S)
+
+
+def _value_functions(r):
+    def run(study, **where):
+        return r[study].one(**where)
+
+    def runs(study, **where):
+        return r[study].runs(**where)
+
+    def summary(study, name):
+        return r[study].json(name)
+
+    return {"run": run, "runs": runs, "summary": summary, "field": field, "fit": fit,
+            "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
+            "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
+            "total": total, "curve": curve, "len": len}  # fmt: skip
+
+
+def curve(record, name, epoch):
+    """A run's learning-curve value after ``epoch`` (1-based): ``curve_<name>`` of its record
+    (``test_accuracy``, ``train_eval_accuracy``, ...)."""
+    return record[f"curve_{name}"][epoch - 1]
+
+
+def evaluate(expression, r):
+    """The value of one marker's expression (see VALUE), as text."""
+    functions = _value_functions(r)
+
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | int | float | None):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.List | ast.Tuple):
+            return [value(e) for e in node.elts]
+        if isinstance(node, ast.Subscript):
+            return value(node.value)[value(node.slice)]
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in functions):  # fmt: skip
+            args = [value(a) for a in node.args]
+            kwargs = {k.arg: value(k.value) for k in node.keywords if k.arg is not None}
+            return functions[node.func.id](*args, **kwargs)
+        raise ValueError(f"not allowed in a value marker: {ast.unparse(node)!r} (calls of "
+                         f"{', '.join(sorted(functions))}, constants and [key])")  # fmt: skip
+
+    return str(value(ast.parse(expression.strip(), mode="eval").body))
+
+
+def fill_values(text, r):
+    """``text`` with every value marker's TEXT computed again; returns (text, stale), stale
+    the markers whose TEXT changed (expression and old -> new)."""
+    stale = []
+
+    def replace(match):
+        expression = match.group(2)
+        try:
+            new = evaluate(expression, r)
+        except (LookupError, ValueError, TypeError, FileNotFoundError) as error:
+            raise ValueError(f"value marker {expression!r}: {error}") from None
+        if new != match.group(3):
+            stale.append(f"{expression}: {match.group(3)!r} -> {new!r}")
+        return match.group(1) + new + match.group(4)
+
+    return VALUE.sub(replace, text), stale
 
 
 class _Lazy(dict):

@@ -8,7 +8,9 @@
 README.md two folders above RESULTS): its results table (``<!-- table: claims -->``), its
 "What the quick presets show" (``<!-- table: gallery -->``) and its benchmark leaderboard
 (``<!-- table: leaderboard -->``), whose numbers
-``tools/results_claims.py`` computes from the same records.
+``tools/results_claims.py`` computes from the same records. Numbers inline in the prose of
+either README are value markers, ``<!-- = EXPR -->TEXT<!-- /= -->`` (``results_claims.VALUE``:
+TEXT is what EXPR, a call of the record readers and formats, gives; ``--write`` fills it in).
 
 Each study folder written by ``tools/export_results.py`` gives one Markdown table:
 
@@ -283,19 +285,25 @@ def tables(results):
     return out
 
 
+def _claims_module():
+    import importlib.util
+
+    path = pathlib.Path(__file__).with_name("results_claims.py")
+    spec = importlib.util.spec_from_file_location("results_claims", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _claims(results, text):
     """tools/results_claims.py's blocks of the repository README whose markers ``text`` has:
     ``claims`` (the results table) and ``gallery`` (what the quick presets show)."""
-    import importlib.util
 
     wanted = [name for name in ("claims", "gallery", "leaderboard")
               if f"<!-- table: {name} -->" in text]  # fmt: skip
     if not wanted:
         return {}
-    path = pathlib.Path(__file__).with_name("results_claims.py")
-    spec = importlib.util.spec_from_file_location("results_claims", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _claims_module()
     found = module.studies(results)
     makers = {"claims": module.table, "gallery": module.gallery,
               "leaderboard": module.leaderboard}  # fmt: skip
@@ -344,6 +352,12 @@ def main(argv=None):
     status = 0
     for readme, tables_of in targets:
         text, stale = update(readme.read_text(), tables_of)
+        if "<!-- = " in text:  # numbers inline in the prose (results_claims.VALUE)
+            module = _claims_module()
+            text, values = module.fill_values(text, module.studies(results))
+            for value in values:
+                print(f"{readme}: stale value {value}", file=sys.stderr)
+            stale += ["values"] if values else []
         if args.write:
             from pvr_keras import files
 

@@ -179,3 +179,35 @@ def test_claims_formats(claims):
     assert (
         claims.steps({"epochs_completed": 200, "num_examples": 50_000, "batch_size": 1024}) == 9800
     )
+
+
+def test_value_markers_in_prose_are_computed_and_checked(claims, tmp_path):
+    _write_lines(tmp_path / "holdout", [_line(window=3, holdout=6, test_accuracy=0.9731,
+                                              curve_test_accuracy=[0.1, 0.5, 0.97])])  # fmt: skip
+    found = claims.studies(tmp_path)
+    text = ('held out: <!-- = pct(run("holdout", window=3, holdout=6)["test_accuracy"]) -->'
+            "99.9%<!-- /= --> (epoch 2: "
+            '<!-- = pct(curve(run("holdout", window=3), "test_accuracy", 2), 0) -->50%<!-- /= -->)')
+    filled, stale = claims.fill_values(text, found)
+    assert filled.startswith('held out: <!-- = pct(run("holdout", window=3, holdout=6)')
+    assert "-->97.3%<!-- /= --> (epoch 2: " in filled and "-->50%<!-- /= -->)" in filled
+    assert len(stale) == 1 and "'99.9%' -> '97.3%'" in stale[0]
+    assert claims.fill_values(filled, found) == (filled, [])
+    for bad in ('__import__("os").system("true")', 'run("holdout").keys()',
+                '(lambda: 1)()', 'open("x")'):  # fmt: skip
+        with pytest.raises(ValueError, match="not allowed in a value marker"):
+            claims.evaluate(bad, found)
+    with pytest.raises(ValueError, match="value marker .*no record with"):
+        claims.fill_values('<!-- = run("holdout", window=9) -->x<!-- /= -->', found)
+
+
+def test_check_fails_on_a_stale_value_in_the_docs(tool, tmp_path, capsys):
+    _write_lines(tmp_path / "holdout", [_line(holdout=1, test_accuracy=0.5)])
+    readme = tmp_path / "README.md"
+    readme.write_text('<!-- = pct(run("holdout", holdout=1)["test_accuracy"]) -->50.0%<!-- /= -->\n')
+    assert tool.main([str(tmp_path), "--check"]) == 0
+    readme.write_text(readme.read_text().replace("50.0%", "55.0%"))
+    assert tool.main([str(tmp_path), "--check"]) == 1
+    assert "stale value" in capsys.readouterr().err
+    assert tool.main([str(tmp_path), "--write"]) == 0
+    assert "-->50.0%<!-- /= -->" in readme.read_text()
