@@ -954,7 +954,7 @@ def _value_functions(r):
     return {"run": run, "runs": runs, "summary": summary, "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
-            "total": total, "curve": curve, "len": len}  # fmt: skip
+            "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}"}  # fmt: skip
 
 
 def curve(record, name, epoch):

@@ -185,9 +185,11 @@ def test_value_markers_in_prose_are_computed_and_checked(claims, tmp_path):
     _write_lines(tmp_path / "holdout", [_line(window=3, holdout=6, test_accuracy=0.9731,
                                               curve_test_accuracy=[0.1, 0.5, 0.97])])  # fmt: skip
     found = claims.studies(tmp_path)
-    text = ('held out: <!-- = pct(run("holdout", window=3, holdout=6)["test_accuracy"]) -->'
-            "99.9%<!-- /= --> (epoch 2: "
-            '<!-- = pct(curve(run("holdout", window=3), "test_accuracy", 2), 0) -->50%<!-- /= -->)')
+    text = (
+        'held out: <!-- = pct(run("holdout", window=3, holdout=6)["test_accuracy"]) -->'
+        "99.9%<!-- /= --> (epoch 2: "
+        '<!-- = pct(curve(run("holdout", window=3), "test_accuracy", 2), 0) -->50%<!-- /= -->)'
+    )
     filled, stale = claims.fill_values(text, found)
     assert filled.startswith('held out: <!-- = pct(run("holdout", window=3, holdout=6)')
     assert "-->97.3%<!-- /= --> (epoch 2: " in filled and "-->50%<!-- /= -->)" in filled
@@ -204,7 +206,9 @@ def test_value_markers_in_prose_are_computed_and_checked(claims, tmp_path):
 def test_check_fails_on_a_stale_value_in_the_docs(tool, tmp_path, capsys):
     _write_lines(tmp_path / "holdout", [_line(holdout=1, test_accuracy=0.5)])
     readme = tmp_path / "README.md"
-    readme.write_text('<!-- = pct(run("holdout", holdout=1)["test_accuracy"]) -->50.0%<!-- /= -->\n')
+    readme.write_text(
+        '<!-- = pct(run("holdout", holdout=1)["test_accuracy"]) -->50.0%<!-- /= -->\n'
+    )
     assert tool.main([str(tmp_path), "--check"]) == 0
     readme.write_text(readme.read_text().replace("50.0%", "55.0%"))
     assert tool.main([str(tmp_path), "--check"]) == 1
