@@ -951,7 +951,20 @@ def _value_functions(r):
     def summary(study, name):
         return r[study].json(name)
 
-    return {"run": run, "runs": runs, "summary": summary, "field": field, "fit": fit,
+    def analysis(study, **where):
+        """The row of ``holdout_analysis.json`` (tools/holdout_analysis.py) of one run."""
+        run_id = r[study].one(**where)["id"]
+        rows = [a for a in r[study].json("holdout_analysis.json") if a["id"] == run_id]
+        if len(rows) != 1:
+            raise LookupError(f"{study}: no holdout analysis of {run_id}")
+        return rows[0]
+
+    def share(counts, i):
+        """counts[i] as a share of all the counts."""
+        return counts[i] / sum(counts)
+
+    return {"run": run, "runs": runs, "summary": summary, "analysis": analysis, "share": share,
+            "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
             "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}"}  # fmt: skip
