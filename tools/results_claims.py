@@ -959,11 +959,20 @@ def _value_functions(r):
             raise LookupError(f"{study}: no holdout analysis of {run_id}")
         return rows[0]
 
+    def pairs_with(pairs, seed):
+        """The values of ``{"a-b": CKA}`` whose pair holds ``seed``."""
+        return [v for k, v in pairs.items() if str(seed) in k.split("-")]
+
+    def pairs_without(pairs, seed):
+        return [v for k, v in pairs.items() if str(seed) not in k.split("-")]
+
     def share(counts, i):
         """counts[i] as a share of all the counts."""
         return counts[i] / sum(counts)
 
     return {"run": run, "runs": runs, "summary": summary, "analysis": analysis, "share": share,
+            "values": lambda d: list(d.values()), "pairs_with": pairs_with,
+            "pairs_without": pairs_without,
             "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
