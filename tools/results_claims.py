@@ -972,6 +972,8 @@ def _value_functions(r):
 
     return {"run": run, "runs": runs, "summary": summary, "analysis": analysis, "share": share,
             "values": lambda d: list(d.values()), "pairs_with": pairs_with,
+            "excluding": lambda records, key, value: [x for x in records if x[key] != value],
+            "points": lambda a, b: f"{100 * (a - b):.1f}",
             "pairs_without": pairs_without,
             "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
