@@ -974,6 +974,7 @@ def _value_functions(r):
             "values": lambda d: list(d.values()), "pairs_with": pairs_with,
             "excluding": lambda records, key, value: [x for x in records if x[key] != value],
             "points": lambda a, b: f"{100 * (a - b):.1f}",
+            "mean": statistics.mean, "part": lambda items, start, stop=None: items[start:stop],
             "pairs_without": pairs_without,
             "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
