@@ -115,6 +115,41 @@ def hours(seconds):
     return f"{seconds / 3600:.1f} h"
 
 
+def _ranks(values):
+    """Ranks from 1, ties given their average rank."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(xs, ys):
+    """Spearman's rank correlation (Pearson's on average ranks)."""
+    return statistics.correlation(_ranks(list(xs)), _ranks(list(ys)))
+
+
+def spearman_p(xs, ys):
+    """The exact two-sided p of Spearman's correlation: the share of the n! pairings of the
+    ys' ranks with the xs' whose |correlation| is at least the observed one (n <= 8)."""
+    import itertools
+
+    xs, ys = list(xs), list(ys)
+    if len(xs) > 8:
+        raise ValueError("spearman_p enumerates n! orders: n <= 8")
+    rx, ry = _ranks(xs), _ranks(ys)
+    observed = abs(statistics.correlation(rx, ry))
+    perms = list(itertools.permutations(ry))
+    hits = sum(abs(statistics.correlation(rx, list(p))) >= observed - 1e-12 for p in perms)
+    return hits / len(perms)
+
+
 def upper_bound(successes, trials, level=0.95):
     """The one-sided Clopper-Pearson upper bound on a rate from 0 events: 1 - (1-level)^(1/n)."""
     if successes:
@@ -975,6 +1010,8 @@ def _value_functions(r):
             "excluding": lambda records, key, value: [x for x in records if x[key] != value],
             "points": lambda a, b: f"{100 * (a - b):.1f}",
             "mean": statistics.mean, "part": lambda items, start, stop=None: items[start:stop],
+            "fits": lambda records: [fit(x) for x in records], "spearman": spearman,
+            "spearman_p": spearman_p,
             "pairs_without": pairs_without,
             "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),

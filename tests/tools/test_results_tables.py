@@ -215,3 +215,14 @@ def test_check_fails_on_a_stale_value_in_the_docs(tool, tmp_path, capsys):
     assert "stale value" in capsys.readouterr().err
     assert tool.main([str(tmp_path), "--write"]) == 0
     assert "-->50.0%<!-- /= -->" in readme.read_text()
+
+
+def test_spearman_and_its_exact_p(claims):
+    assert claims.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert claims.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # Only the identity and the reversal reach |rho| = 1 among the 4! orders.
+    assert claims.spearman_p([1, 2, 3, 4], [5, 6, 7, 8]) == pytest.approx(2 / 24)
+    # Ties take their average rank: ranks (1.5, 1.5, 3) against (1, 2, 3).
+    assert claims.spearman([1, 1, 2], [1, 2, 3]) == pytest.approx(0.8660254, abs=1e-6)
+    with pytest.raises(ValueError, match="n <= 8"):
+        claims.spearman_p(list(range(9)), list(range(9)))
