@@ -1001,6 +1001,11 @@ def _value_functions(r):
     def pairs_without(pairs, seed):
         return [v for k, v in pairs.items() if str(seed) not in k.split("-")]
 
+    def own(study, other):
+        """The records of ``study`` that ``other`` does not hold (runs trained for it)."""
+        theirs = {x["id"] for x in r[other].lines}
+        return [x for x in r[study].lines if x["id"] not in theirs]
+
     def share(counts, i):
         """counts[i] as a share of all the counts."""
         return counts[i] / sum(counts)
@@ -1011,7 +1016,8 @@ def _value_functions(r):
             "points": lambda a, b: f"{100 * (a - b):.1f}",
             "mean": statistics.mean, "part": lambda items, start, stop=None: items[start:stop],
             "fits": lambda records: [fit(x) for x in records], "spearman": spearman,
-            "spearman_p": spearman_p,
+            "spearman_p": spearman_p, "own": own,
+            "sum_hours": lambda records: hours(sum(x["wall_time_s"] for x in records)),
             "pairs_without": pairs_without,
             "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
