@@ -68,7 +68,14 @@ def _reference(config, split, n):
     return boolean_arrays(task, n, split=stream, seed=seed, holdout=config.holdout)
 
 
-@pytest.mark.parametrize("name", HASHED)
+# One config of each kind of stream (holdout values, no pointer, an aggregation, frozen bits,
+# parity): every split of every config is also checked, through its hash, against tf.data
+# and JAX (test_manifest.py, test_benchmark_manifest_jax.py).
+STREAMS = ["token/w3-holdout6-of123", "token/w2-holdout1", "token/w2-nopointer",
+           "token/w3-maj_vote", "boolean/f3-frozen5", "boolean/parity3"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", STREAMS)
 def test_sources_are_the_tfdata_streams(name):
     config = benchmarks.get(name)
     for split in benchmarks.SPLITS:
