@@ -1026,13 +1026,20 @@ def _value_functions(r):
             "points": lambda a, b: f"{100 * (a - b):.1f}",
             "mean": statistics.mean, "part": lambda items, start, stop=None: items[start:stop],
             "fits": lambda records: [fit(x) for x in records], "spearman": spearman,
-            "spearman_p": spearman_p, "own": own,
+            "spearman_p": spearman_p, "own": own, "configs": _config_names,
             "sum_hours": lambda records: hours(sum(x["wall_time_s"] for x in records)),
             "pairs_without": pairs_without,
             "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
             "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}"}  # fmt: skip
+
+
+def _config_names(family=None):
+    """The benchmark configs' names (``pvr_keras.benchmarks.names``)."""
+    from pvr_keras import benchmarks
+
+    return benchmarks.names(family)
 
 
 def curve(record, name, epoch):
