@@ -13,10 +13,9 @@ from tests import scripts
 
 def test_a_numpy_model_scored_through_the_predictions_path(tmp_path, monkeypatch, capsys):
     example = scripts.load("docs/benchmarks/numpy_softmax.py")
-    monkeypatch.setattr(example, "ENTRIES", {"w1": "token/w1", "w2-holdout1": "token/w2-holdout1"})
+    monkeypatch.setattr(example, "ENTRIES", {"w1": "token/w1"})
     table = example.main(tmp_path)
     assert table["entries"]["w1"]["test_accuracy"] == 1.0  # the value at the pointer is linear
-    assert table["entries"]["w2-holdout1"]["test_accuracy"] < 0.5
     recipe = scripts.load("recipes/benchmark.py")
     report = recipe.main(["--predictions", str(tmp_path / "token_w1.npy"), "--config",
                           "token/w1", "--size", "small"])  # fmt: skip

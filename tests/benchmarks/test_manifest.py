@@ -14,17 +14,33 @@ from tests import scripts
 HASHED = benchmarks.names("token") + benchmarks.names("boolean")
 
 
-def _chunks(config, split, size, arrays):
-    """The split as one chunk of rows made by ``arrays(task, n, split=, seed=, holdout=)``."""
+def _rows(config, split, arrays):
+    """The split at its standard size, made by ``arrays(task, n, split=, seed=, holdout=)``
+    (the Boolean test split: the cube, no stream)."""
     task = benchmarks.task_of(config.name)
-    n = config.sizes(size)[split]
-    if config.family == "boolean" and split == "test":  # the cube: no stream
+    n = config.sizes("standard")[split]
+    if config.family == "boolean" and split == "test":
         x = benchmarks.cube(task.num_bits, np.arange(n))
-        return [{"bits": x, "label": task.label(x).astype(np.float32)}]
+        return {"bits": x, "label": task.label(x).astype(np.float32)}
     seed, stream = config.stream(split)
     x, y = arrays(task, n, split=stream, seed=seed, holdout=config.holdout)
     inputs = "tokens" if config.family == "token" else "bits"
-    return [{inputs: np.asarray(x), "label": np.asarray(y)}]
+    return {inputs: np.asarray(x), "label": np.asarray(y)}
+
+
+def check_every_split(arrays):
+    """Every split of every token and Boolean config, made once at the standard size by
+    ``arrays``, hashed at each size (a smaller size is a prefix) against the manifest."""
+    committed = hashes.manifest()
+    for name in HASHED:
+        config = benchmarks.get(name)
+        for split in benchmarks.SPLITS:
+            rows = _rows(config, split, arrays)
+            for size, splits in committed[name]["sizes"].items():
+                n = splits[split]["examples"]
+                prefix = {k: v[:n] for k, v in rows.items()}
+                made = hashes.hash_rows(config.family, [prefix])
+                assert made == splits[split]["sha256"], (name, size, split)
 
 
 def test_the_committed_manifest_is_the_numpy_sources():
@@ -40,14 +56,11 @@ def test_the_committed_manifest_is_the_numpy_sources():
 def test_tfdata_regenerates_every_split_to_the_manifest():
     from pvr_keras.data import boolean_arrays, token_arrays
 
-    committed = hashes.manifest()
-    for name in HASHED:
-        config = benchmarks.get(name)
-        arrays = token_arrays if config.family == "token" else boolean_arrays
-        for size, splits in committed[name]["sizes"].items():
-            for split, entry in splits.items():
-                made = hashes.hash_rows(config.family, _chunks(config, split, size, arrays))
-                assert made == entry["sha256"], (name, size, split)
+    def arrays(task, n, **where):
+        maker = boolean_arrays if hasattr(task, "num_bits") else token_arrays
+        return maker(task, n, **where)
+
+    check_every_split(arrays)
 
 
 def test_a_changed_rule_needs_a_new_version(monkeypatch, capsys):
