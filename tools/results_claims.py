@@ -624,7 +624,6 @@ def fig17(r):
         return full[0] if full else None
 
     w2 = p.runs(pointer=True, window=2)
-    unfit = [x["num_examples"] for x in w2 if x["failed"]]
     ours = (
         f"MLP: without the pointer window 1 at {dec(at(False, 1, first_full(False, 1)))} from "
         f"{first_full(False, 1) // 1000}k examples, window 2 at "
@@ -632,7 +631,7 @@ def fig17(r):
         f"it, window 1 needs {first_full(True, 1) // 1000}k ({dec(at(True, 1, 2_000))} at 2k, "
         f"{dec(at(True, 1, 10_000))} at 10k) and window 2 stays at chance up to "
         f"{max(x['num_examples'] for x in w2) // 1000}k ({pcts(field(w2, 'test_accuracy'), 0)}; "
-        f"fails to fit at {' and '.join(f'{n // 1000}k' for n in sorted(unfit))})"
+        f"fails to fit at {_thousands(x for x in w2 if x['failed'])})"
     )  # fmt: skip
     time = (f"`pointer_quick` ([docs/results]({DOCS}#pointer_quick-figure-17-appendix-d-on-the-"
             f"quick-preset)); `python recipes/token_sweep.py --sweep pointer`, {total(p.lines)} "
