@@ -9,8 +9,9 @@ Layers, each importing only from those above it (``tests/test_layout.py`` checks
 - ``errors``, ``files``: the errors recipes report, files written whole; ``engines``: which
   backend, input and XLA setting train a run (the measured-fastest unless one is named);
 - ``registry`` (models and task kinds by name or reference), ``tasks`` (the rules, NumPy);
-- ``runconfig`` (one run config: task, model, data, training recipe, system), ``identity``
-  (a run's identity and id), ``kinds`` (one spec per task kind);
+- ``runconfig`` (one run config: task, model, data, training recipe, system; a run's
+  identity and id), ``legacy`` (runs read back from records, old layouts too), ``kinds``
+  (one spec per task kind);
 - ``data`` (tf.data pipelines and their JAX twins), ``models`` (the six architectures),
   ``figures`` (every plot), ``analysis`` (noise sensitivity, CKA, fast/slow learners,
   logits, holdout);
@@ -29,7 +30,7 @@ import importlib
 __version__ = "0.1.0"  # the one version source (pyproject reads it)
 
 SUBPACKAGES = (
-    "analysis", "benchmarks", "cli", "data", "engines", "figures", "identity", "kinds",
+    "analysis", "benchmarks", "cli", "data", "engines", "figures", "kinds", "legacy",
     "models", "registry", "runconfig", "sweeps", "tasks", "training", "tuning",
 )  # fmt: skip
 __all__ = ["__version__", *SUBPACKAGES]

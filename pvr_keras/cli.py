@@ -34,7 +34,7 @@ import types
 import typing
 from collections.abc import Callable
 
-from pvr_keras import kinds
+from pvr_keras import kinds, legacy
 from pvr_keras.errors import (
     ConfigError,
     DamagedFile,
@@ -453,26 +453,6 @@ def to_dict(config):
     return json.loads(json.dumps(config, default=str))
 
 
-def _config_identity(config):
-    """What a ``config.json`` says about the run(s) it holds: the run identity and the
-    recipe's own fields, without how it ran (system fields, ``out``)."""
-    from pvr_keras import identity
-
-    system = {f.name for f in dataclasses.fields(SECTIONS["system"])}
-    own = {k: v for k, v in config.get("recipe", {}).items() if k != "out"}
-    if "run" in config:
-        return {**config["run"], **own}
-    # Written before runs had one config: every field flat; the recipe's own ones are kept.
-    flat = {k: v for k, v in config.items() if k not in system}
-    run_keys = set(section_fields(kinds.kind(identity.legacy_kind(flat))))
-    run = {k: v for k, v in flat.items() if k in run_keys or k in ("head", "encoder")}
-    extra = {k: v for k, v in flat.items() if k not in run and k not in ("out", "conv_widths")}
-    try:
-        return {**identity.migrate(run), **extra}
-    except ValueError:
-        return flat
-
-
 def _config(run, own):
     new = {}
     if run is not None:
@@ -496,7 +476,7 @@ def check_config(out, run=None, own=None, name="config.json", *, may_differ=()):
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise ConfigError(f"{path} is not a whole JSON config; use another --out or "
                               f"delete that folder") from None  # fmt: skip
-        before, now = _config_identity(old), _config_identity(new)
+        before, now = legacy.config_identity(old), legacy.config_identity(new)
         differ = {
             k: (before.get(k), now.get(k))
             for k in sorted(set(before) | set(now))

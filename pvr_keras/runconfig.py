@@ -15,13 +15,23 @@ them (so flags, sweep axes and records use flat names; no field is declared twic
 - ``train`` (``TrainRecipe``): optimizer, learning rate, schedule, batch size, epochs;
 - ``system`` (``System``): how it runs (backend, devices, input, data dir, tensorboard).
 
-The run's identity (what its records and id are made of) is everything but ``system``
-(``pvr_keras.identity``): a run killed on one machine resumes on another, with other devices
-or the other input. Nothing here imports Keras or a framework, so a whole grid of runs is
-checked before any work starts.
+The run's identity (``identity(run)``: what its record stores as its config and its id is a
+hash of) is every field but the ``system`` section (a run killed on one machine resumes on
+another, with other devices or the other input), where the fields the kind lists in
+``TaskKind.identity`` are always there (for the token kind, the fields runs have been recorded
+with from the start), every other field only when it differs from the kind's default (so a
+field added later, such as ``optimizer`` or ``width``, leaves earlier ids as they were), and
+``kind`` unless it is ``token``, the paper's first kind. A run id (``run.run_id``) is a
+readable prefix and a hash of the identity (``mlp-w2-mod_sum-n30000-s0-<hash>``): the same
+configuration gets the same id on every machine, run and Python version, and any change (one
+more epoch) gives another. ``pvr_keras.legacy`` reads runs back from records, of today's
+layout and of the layouts written before one run config. Nothing here imports Keras or a
+framework, so a whole grid of runs is checked before any work starts.
 """
 
 import dataclasses
+import hashlib
+import json
 import math
 from typing import Any
 
@@ -318,15 +328,12 @@ class Run:
 
     @property
     def run_id(self):
-        from pvr_keras import identity
-
-        return identity.run_id(self)
+        """Readable prefix + hash of the identity: stable across machines and versions."""
+        return run_id(self)
 
     def to_dict(self):
-        """The run's identity as a JSON-ready dict (``identity.identity``)."""
-        from pvr_keras import identity
-
-        return identity.identity(self)
+        """The run's identity as a JSON-ready dict (``identity``)."""
+        return identity(self)
 
     def train_examples(self):
         """Examples the training passes over: epochs x steps per epoch x batch size."""
@@ -361,3 +368,46 @@ def default_run(kind="token"):
             sections[section] = dataclasses.replace(sections[section], **{name: value})
         _DEFAULTS[kind] = (spec, Run(**sections))
     return _DEFAULTS[kind][1]
+
+
+# -- identity ---------------------------------------------------------------------------------
+
+ID_HASH_CHARS = 10
+FIRST_KIND = "token"
+
+
+def identity(run):
+    """The run's identity as a JSON-ready dict (see the module docstring)."""
+    spec = run.spec
+    fields = run.flat(system=False)
+    default = default_run(run.kind).flat(system=False)
+    always = spec.identity if spec.identity is not None else tuple(fields)
+    out = {} if run.kind == FIRST_KIND else {"kind": run.kind}
+    for name in [*always, *(f for f in fields if f not in always)]:
+        if name != "kind" and (name in always or fields[name] != default[name]):
+            out[name] = fields[name]
+    return json.loads(json.dumps(out))  # tuples become lists, as records read back
+
+
+def _slug(model):
+    """A model's name in a run id: the builder's name for a reference."""
+    return model.rpartition(":")[2] if registry.is_reference(model) else model
+
+
+def run_id(run):
+    """Readable prefix + hash of the identity: stable across machines and versions."""
+    canonical = json.dumps(identity(run), sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(canonical.encode()).hexdigest()[:ID_HASH_CHARS]
+    spec, model = run.spec, run.architecture
+    parts = [] if run.kind == FIRST_KIND else [spec.name]
+    parts.append(_slug(model.model))
+    parts += spec.id_parts(run) if spec.id_parts else []
+    width_arg = registry.model_spec(model.model).width_arg
+    if width_arg is not None:
+        parts.append(f"{width_arg}{model.width}")
+    elif model.width != 1:
+        parts.append(f"x{model.width:g}")
+    if run.train.optimizer != spec.recipe.optimizer:
+        parts.append(run.train.optimizer)
+    parts += [f"n{run.data.num_examples}", f"s{run.data.seed}", digest]
+    return "-".join(parts)

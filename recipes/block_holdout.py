@@ -68,14 +68,14 @@ class Own:
 def check_iid_run(run, folder):
     """Checks that ``folder`` is a finished block_iid run of ``run``'s IID config; returns
     its record."""
-    from pvr_keras import identity
+    from pvr_keras import legacy
     from pvr_keras.training import read_record
 
     folder = pathlib.Path(folder)
     record = read_record(folder)
     if record.get("status") != "complete":
         raise ValueError(f"iid_run {folder} is not complete (status {record.get('status')!r})")
-    theirs = identity.migrate(record.get("config", {}))
+    theirs = legacy.migrate(record.get("config", {}))
     ours = run.replace(holdout=False).to_dict()
     if theirs != ours:
         keys = sorted(set(theirs) | set(ours))

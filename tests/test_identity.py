@@ -1,5 +1,6 @@
-"""pvr_keras.identity: the ids and records of runs stay what they were through the redesign,
-and ``tools/migrate_runs.py`` brings the folders of the older recipe configs up to date."""
+"""Run identities (``runconfig.identity``) and ``pvr_keras.legacy``: the ids and records of
+runs stay what they were through the redesign, and ``tools/migrate_runs.py`` brings the
+folders of the older recipe configs up to date."""
 
 import hashlib
 import json
@@ -8,7 +9,7 @@ import sys
 
 import pytest
 
-from pvr_keras import identity, kinds
+from pvr_keras import kinds, legacy
 from pvr_keras.runconfig import Run
 from tests import scripts
 
@@ -28,9 +29,9 @@ def test_every_committed_run_keeps_its_id():
              for s in p.read_text().splitlines()]  # fmt: skip
     assert len(lines) >= 40
     for line in lines:
-        assert identity.from_line(line).run_id == line["id"]
-        assert identity.from_line(line).to_dict() == {
-            k: v for k, v in line.items() if k in identity.from_line(line).to_dict()
+        assert legacy.from_line(line).run_id == line["id"]
+        assert legacy.from_line(line).to_dict() == {
+            k: v for k, v in line.items() if k in legacy.from_line(line).to_dict()
         }
 
 
@@ -101,12 +102,12 @@ def test_legacy_configs_migrate_to_the_same_runs_commands():
     flags = ["--window", "2", "--num-examples", "3000", "--test-examples", "500", "--epochs",
              "1", "--min-steps", "0"]  # fmt: skip
     run, _ = token_pvr.RECIPE.parse(flags)
-    assert identity.migrate(LEGACY_TOKEN_PVR) == run.to_dict()
+    assert legacy.migrate(LEGACY_TOKEN_PVR) == run.to_dict()
     quick, _ = image_sequence.RECIPE.parse([])
-    assert identity.migrate(LEGACY_SEQUENCE) == quick.to_dict()
-    assert identity.migrate(run.to_dict()) == run.to_dict()  # current: unchanged
+    assert legacy.migrate(LEGACY_SEQUENCE) == quick.to_dict()
+    assert legacy.migrate(run.to_dict()) == run.to_dict()  # current: unchanged
     with pytest.raises(ValueError, match="not fields of a token run: bogus"):
-        identity.migrate({"model": "mlp", "bogus": 1})
+        legacy.migrate({"model": "mlp", "bogus": 1})
 
 
 @pytest.mark.slow  # one tiny run
@@ -119,11 +120,11 @@ def test_a_legacy_run_folder_resumes_after_migrating(tmp_path, capsys):
     done = token_pvr.main(flags)
     # As the older recipe left it: its flat config as the record's and the folder's config.
     record = json.loads((out / "record.json").read_text())
-    legacy = {**LEGACY_TOKEN_PVR, "out": str(out)}
-    record["config"] = legacy
+    old = {**LEGACY_TOKEN_PVR, "out": str(out)}
+    record["config"] = old
     del record["kind"]
     (out / "record.json").write_text(json.dumps(record, indent=1))
-    (out / "config.json").write_text(json.dumps(legacy, indent=2))
+    (out / "config.json").write_text(json.dumps(old, indent=2))
     with pytest.raises(ValueError, match="holds a run of another configuration"):
         token_pvr.main(flags)  # the old identity (backend, out) is not today's
     assert _tool().main([str(tmp_path)]) == 0
@@ -145,9 +146,9 @@ def test_migrate_names_each_unreadable_file_and_migrates_the_rest(tmp_path):
     good.mkdir()
     from pvr_keras.training import records
 
-    legacy = {"format": records.FORMAT, "format_version": records.FORMAT_VERSION,
+    old = {"format": records.FORMAT, "format_version": records.FORMAT_VERSION,
               "config": dict(LEGACY_TOKEN_PVR)}  # fmt: skip
-    (good / "record.json").write_text(json.dumps(legacy))
+    (good / "record.json").write_text(json.dumps(old))
     (tmp_path / "a" / "record.json").mkdir(parents=True)
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "config.json").write_text("[1, 2]")
@@ -158,6 +159,6 @@ def test_migrate_names_each_unreadable_file_and_migrates_the_rest(tmp_path):
         _tool().migrate([tmp_path], log=said.append)
     for name in ("a/record.json", "b/config.json", "c/record.json"):
         assert any(str(tmp_path / name) in line and "skipped" in line for line in said), name
-    assert json.loads((good / "record.json").read_text())["config"] == identity.migrate(
+    assert json.loads((good / "record.json").read_text())["config"] == legacy.migrate(
         LEGACY_TOKEN_PVR
     )

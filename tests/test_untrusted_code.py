@@ -13,7 +13,7 @@ import zipfile
 
 import pytest
 
-from pvr_keras import files, identity, registry
+from pvr_keras import files, registry
 from pvr_keras.errors import UntrustedCode
 from pvr_keras.runconfig import Run
 from pvr_keras.sweeps import FIGURES, ResultsDir
@@ -34,7 +34,7 @@ def _run_folder(folder, model_file=None, *, sha256=None, config=None, **more):
 
     folder.mkdir(parents=True)
     if config is None:
-        config = identity.identity(Run.make("token", model=f"{model_file}:mlp"))
+        config = Run.make("token", model=f"{model_file}:mlp").to_dict()
         more["model_source"] = str(model_file)
     record = {
         "format": records.FORMAT, "format_version": records.FORMAT_VERSION,

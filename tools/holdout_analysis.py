@@ -22,7 +22,7 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000, trust_code
     compat.import_tensorflow_quietly()
     import keras
 
-    from pvr_keras import analysis, data, identity, registry
+    from pvr_keras import analysis, data, legacy, registry
     from pvr_keras.sweeps import ResultsDir
     from pvr_keras.training import load_run
 
@@ -38,7 +38,7 @@ def analyse(results_dir, test_examples=5_000, train_examples=100_000, trust_code
             print(f"{line['id']}: no model.keras, skipped")
             continue
         with registry.reading(results_dir / "results.jsonl"):  # a line runs no code
-            run = identity.from_line(line)
+            run = legacy.from_line(line)
         task = run.task
         model = load_run(path.parent, trust_code=trust_code).model
         x, y = data.token_arrays(task, test_examples, split="test", seed=run.seed,

@@ -9,7 +9,7 @@ identity, with how it ran (``backend``, ``data_dir``) and its ``--out``; a resum
 run compares that identity, so such a folder would be refused as "another configuration".
 This rewrites, under every path given:
 
-- each ``record.json``: ``config`` becomes the run's identity (``identity.migrate``), the
+- each ``record.json``: ``config`` becomes the run's identity (``legacy.migrate``), the
   record gets its ``kind`` and, where the old config had one, ``system.data_dir``;
 - each recipe ``config.json`` / ``config_<name>.json`` of a single run: the flat config
   becomes ``{"kind", "run", "system", "recipe"}`` as ``cli.write_config`` writes it.
@@ -29,13 +29,13 @@ SYSTEM = ("backend", "devices", "input", "data_dir", "download", "tensorboard")
 
 def migrate_record(record):
     """The record with today's config and kind (the same dict if it is current)."""
-    from pvr_keras import identity
+    from pvr_keras import legacy
 
     config = record.get("config")
     if not isinstance(config, dict) or config.get("test"):  # a test's hand-made config
         return record
-    kind = identity.legacy_kind(config)
-    new = identity.migrate(config)
+    kind = legacy.legacy_kind(config)
+    new = legacy.migrate(config)
     if new == config and record.get("kind") == kind:
         return record
     out = {**record, "kind": kind, "config": new}
@@ -47,12 +47,12 @@ def migrate_record(record):
 def migrate_recipe_config(config):
     """A recipe's flat single-run ``config.json`` in today's layout (unchanged if current or
     not a single run's)."""
-    from pvr_keras import identity, kinds
+    from pvr_keras import kinds, legacy
     from pvr_keras.runconfig import section_fields
 
     if "run" in config or "kind" in config:
         return config
-    kind = identity.legacy_kind(config)
+    kind = legacy.legacy_kind(config)
     owner = section_fields(kinds.kind(kind))
     model_fields = ("head", "encoder", "conv_widths", "dim", "widths", "depth")
     run_keys = {k for k in config if k in owner and owner[k] != "system"}
@@ -61,7 +61,7 @@ def migrate_recipe_config(config):
     if "model" not in config and kind != "sequence":
         return config  # not a single run's (a sweep's or a search's config)
     try:
-        run = identity.from_config({k: config[k] for k in run_keys})
+        run = legacy.from_config({k: config[k] for k in run_keys})
     except ValueError:
         return config
     system = {k: config[k] for k in SYSTEM if k in config}

@@ -169,7 +169,7 @@ def load_run(folder, *, trust_code=False):
         UntrustedCode: (a ValueError) the record names code this would have to import, and
             ``trust_code`` is off, or the file is not the one the run recorded.
     """
-    from pvr_keras import identity
+    from pvr_keras import legacy
 
     folder = pathlib.Path(folder)
     problem = run_folder_problem(folder)
@@ -188,7 +188,7 @@ def load_run(folder, *, trust_code=False):
             _trust_recorded(folder, ref, record.get(f"{key}_sha256"))
     with registry.reading(folder / "record.json"):
         try:
-            run = identity.from_config(record["config"])
+            run = legacy.from_config(record["config"])
         except UntrustedCode:
             raise
         except ValueError as error:

@@ -31,7 +31,7 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
         save_model, verbose, distribution, callbacks: as ``training.train``; without a
             ``distribution``, the run's ``system.devices``.
 
-    The record's ``config`` is the run's identity (``identity.identity``), its ``kind`` the
+    The record's ``config`` is the run's identity (``runconfig.identity``), its ``kind`` the
     task kind, ``system`` how it ran (data dir, input asked for), and ``model_source`` /
     ``kind_source`` the absolute path of a builder or kind given by file.
     """
