@@ -222,10 +222,12 @@ class Run:
             width = int(width)
         else:
             width = float(width)
-            if width != 1 and section.model_kwargs:
+            scaled = set(section.model_kwargs) & set(model.widths or ())
+            if width != 1 and scaled:
                 raise ValueError(
-                    f"give width (a scale of the paper's widths) or model_kwargs, not both; "
-                    f"received width={width:g}, model_kwargs={section.model_kwargs}"
+                    f"give width (a scale of the paper's widths) or the widths "
+                    f"{', '.join(sorted(scaled))} in model_kwargs, not both; received "
+                    f"width={width:g}, model_kwargs={section.model_kwargs}"
                 )
             if width != 1 and not model.widths and width == spec.defaults.get("width"):
                 width = 1.0  # the kind's default width is its default model's, not yours

@@ -40,27 +40,13 @@ class Own:
     )
 
 
-def train_and_report(ctx):
-    from pvr_keras.training import runs
-
-    run = ctx.run
-    record = runs.run(
-        run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
-        callbacks=ctx.callbacks(),
-        title=f"{run.model} (width {run.width}), 2x2 {run.values} blocks, IID",
-    )  # fmt: skip
-    what = f"{run.model} width={run.width} IID"
-    print(f"\n{runs.summary_line(record, what)}\nrecord: {ctx.out}/record.json")
-    return record
-
-
 RECIPE = cli.Recipe(
     kind="block",
     presets=PRESETS,
-    body=train_and_report,
     own=Own,
     description=__doc__,
     exclude=("holdout",),
+    title=lambda run: f"{run.model} (width {run.width}), 2x2 {run.values} blocks, IID",
 )
 main = RECIPE.main
 

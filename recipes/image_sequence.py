@@ -32,85 +32,70 @@ import dataclasses
 
 from pvr_keras import cli
 
+# The image_sequence builder's arguments are flags (--model.head, --model.conv_widths, ...);
+# the presets give all five that runs have been recorded with, and the recipe's older flag
+# names (--head, --conv-widths, --dim, --widths, --depth) still set them.
+ALIASES = {
+    "--head": "model.head", "--conv-widths": "model.conv_widths", "--dim": "model.dim",
+    "--widths": "model.widths", "--depth": "model.depth",
+}  # fmt: skip
+PAPER_MODEL = {"model.head": "mlp", "model.conv_widths": (32, 64), "model.dim": 64,
+               "model.widths": (512, 1024, 512, 64), "model.depth": 4}  # fmt: skip
+
 
 @dataclasses.dataclass(frozen=True)
 class Own:
-    """The image_sequence model's fields (its builder's arguments) and the output folder."""
-
-    head: str = dataclasses.field(
-        default="mlp",
-        metadata={"choices": ("mlp", "transformer", "mixer"), "help": "token-style head"},
+    encoder: str | None = dataclasses.field(
+        default=None,
+        metadata={
+            "choices": ("conv", "dense"),
+            "help": "per-image encoder: CNN (--model.conv_widths) or one dense layer "
+            "(none: the preset's)",
+        },
     )
-    encoder: str = dataclasses.field(
-        default="conv",
-        metadata={"choices": ("conv", "dense"), "help": "per-image encoder: CNN or one dense"},
-    )
-    conv_widths: tuple[int, ...] = dataclasses.field(
-        default=(32, 64), metadata={"help": "filters of the conv stages (encoder conv)"}
-    )
-    dim: int = dataclasses.field(default=64, metadata={"help": "embedding width of an image"})
-    widths: tuple[int, ...] = dataclasses.field(
-        default=(512, 1024, 512, 64), metadata={"help": "hidden widths of the mlp head"}
-    )
-    depth: int = dataclasses.field(default=4, metadata={"help": "transformer/mixer layers"})
     out: str = dataclasses.field(
         default="runs/image_sequence/{head}_w{window}_{aggregation}_n{num_examples}_s{seed}",
         metadata={"help": "output folder ({field} placeholders are filled in)"},
     )
 
-    def validate(self, run):
-        cli.check_ints(self, ("dim", "depth"), 1)
-        for name in ("conv_widths", "widths"):
-            if any(isinstance(w, bool) or w < 1 for w in getattr(self, name)):
-                raise cli.ConfigError(
-                    f"--{name.replace('_', '-')} must be positive integers; "
-                    f"received {getattr(self, name)}"
-                )
 
-
-def model_kwargs(own, fields):
-    """The image_sequence builder's arguments from the recipe's model fields."""
-    kwargs = dict(head=own.head, conv_widths=own.conv_widths if own.encoder == "conv" else (),
-                  dim=own.dim, widths=own.widths, depth=own.depth)  # fmt: skip
-    return {**fields, "model_kwargs": kwargs}
+def _encoder(values, given):
+    """``--encoder dense`` is no conv stage; ``--encoder conv`` the (32, 64) filters."""
+    encoder = given.get("encoder")
+    if encoder == "dense":
+        values["model.conv_widths"] = ()
+    elif encoder == "conv" and not values["model.conv_widths"]:
+        values["model.conv_widths"] = PAPER_MODEL["model.conv_widths"]
+    return values
 
 
 def paper(given):
     """The paper's visual recipe (Adam 1e-4, batch 50, 10 epochs), a conv encoder (32, 64
     filters) and the paper's MLP head widths, 60,000 training and 10,000 test examples."""
-    return {}
+    return _encoder(dict(PAPER_MODEL), given)
 
 
 def quick(given):
     """A dense per-image encoder and a 2-layer transformer head, 100,000 examples, 6 epochs
     of Adam 1e-3 with cosine decay."""
-    return dict(head="transformer", depth=2, encoder="dense", num_examples=100_000,
-                test_examples=2_000, train_eval_examples=2_000, epochs=6, learning_rate=1e-3,
+    model = {**PAPER_MODEL, "model.head": "transformer", "model.depth": 2,
+             "model.conv_widths": ()}  # fmt: skip
+    return dict(_encoder(model, given), num_examples=100_000, test_examples=2_000,
+                train_eval_examples=2_000, epochs=6, learning_rate=1e-3,
                 schedule="cosine")  # fmt: skip
-
-
-def train_and_report(ctx):
-    from pvr_keras.training import runs
-
-    run, own = ctx.run, ctx.own
-    record = runs.run(
-        run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
-        callbacks=ctx.callbacks(),
-        title=f"image sequences, {own.head} head, window {run.window} {run.aggregation}",
-    )  # fmt: skip
-    what = f"image_sequence {own.head} window={run.window} {run.aggregation} n={run.num_examples}"
-    print(f"\n{runs.summary_line(record, what)}\nrecord: {ctx.out}/record.json")
-    return record
 
 
 RECIPE = cli.Recipe(
     kind="sequence",
     presets={"quick": quick, "paper": paper},
-    body=train_and_report,
     own=Own,
     description=__doc__,
-    exclude=("model", "width"),
-    own_to_run=model_kwargs,
+    exclude=("width",),
+    aliases=ALIASES,
+    placeholders=lambda run: {"head": run.model_kwargs["head"]},
+    title=lambda run: (
+        f"image sequences, {run.model_kwargs['head']} head, window {run.window} {run.aggregation}"
+    ),
 )
 main = RECIPE.main
 

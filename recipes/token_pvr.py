@@ -6,13 +6,17 @@
     python recipes/token_pvr.py --devices 4           # data-parallel on 4 GPUs, same batch
     python recipes/token_pvr.py --backend jax --input tfdata   # tf.data instead of device input
     python recipes/token_pvr.py --model my_nets.py:tiny_net    # a builder of your own
+    python recipes/token_pvr.py --model my_nets.py:tiny_net --model.hidden 64  # its argument
+    python recipes/token_pvr.py --window 1 2 --seed 0 1       # a grid: 4 runs, one sweep
 
 Writes into ``--out``: config.json, record.json (the run record), history.csv,
-learning_curve.png and model.keras (the trained model; ``recipes/evaluate.py OUT`` evaluates
-it on other data). Quick preset: >= 99% test accuracy on window 1 mod_sum in a few minutes on
-a 2-core CPU. Killed and started again with the same command, it resumes. Exit status: 0; 3
-if the run finished but failed by the paper's rule (NaN loss, or final training accuracy below
-20%); 2 for a bad flag; 1 for a crash.
+learning_curve.png and model.keras (the trained model; ``recipes/evaluate.py OUT`` evaluates it
+on other data). Any run flag given several values makes a grid, one run per combination, trained
+as a sweep into ``--out`` (``OUT/runs/<id>/`` and ``OUT/results.jsonl``; the placeholders of a
+grid's fields hold its values joined by '-'). Quick preset: >= 99% test accuracy on window 1
+mod_sum in a few minutes on a 2-core CPU. Killed and started again with the same command, it
+resumes. Exit status: 0; 3 if the run finished but failed by the paper's rule (NaN loss, or
+final training accuracy below 20%); 2 for a bad flag; 1 for a crash.
 """
 
 import dataclasses
@@ -49,28 +53,15 @@ class Own:
     )
 
 
-def train_and_report(ctx):
-    from pvr_keras.training import runs
-
-    run = ctx.run
-    record = runs.run(
-        run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
-        callbacks=ctx.callbacks(),
-        title=f"{run.model}, window {run.window} {run.aggregation}, "
-        f"{run.num_examples} examples",
-    )  # fmt: skip
-    what = f"{run.model} window={run.window} {run.aggregation} n={run.num_examples}"
-    print(f"\n{runs.summary_line(record, what)}\nrecord: {ctx.out}/record.json")
-    return record
-
-
 RECIPE = cli.Recipe(
     kind="token",
     presets={"quick": quick, "paper": paper},
-    body=train_and_report,
     own=Own,
     description=__doc__,
     exclude=("data_dir", "download"),
+    title=lambda run: (
+        f"{run.model}, window {run.window} {run.aggregation}, {run.num_examples} examples"
+    ),
 )
 main = RECIPE.main
 

@@ -57,7 +57,12 @@ SWEEPS = ("size_window", "aggregations", "pointer", "holdout")
 ALL_AGGREGATIONS = ("mod_sum", "median", "maj_vote", "min", "max")
 PAPER_SIZES = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
 MASSIVE_SIZES = (3_000_000, 10_000_000, 50_000_000)  # Figure 11: MLP and MLP-Mixer only
-AXES = ("models", "windows", "sizes", "holdouts", "seeds", "aggregations")
+# The sweep's grid is the run flags given several values (--window 1 2 --seed 0 1); its older
+# plural flags still read.
+ALIASES = {"--models": "model", "--windows": "window", "--sizes": "num_examples",
+           "--aggregations": "aggregation", "--holdouts": "holdout", "--seeds": "seed",
+           "--widths": "model.widths"}  # fmt: skip
+GRID = ("model", "window", "num_examples", "holdout", "seed", "aggregation")
 APPENDIX_E = (3, 6, (1, 2, 3))  # window 3, all 6 permutations of (1, 2, 3) held out
 
 QUICK_RECIPE = dict(
@@ -78,17 +83,17 @@ def quick(given):
     """Minutes on a 2-core CPU: the MLP, small training sets, a shortened recipe."""
     sweep = given.get("sweep", "size_window")
     if sweep == "holdout":  # a narrower MLP that learns window 2 from 30k examples on a CPU
-        axes = dict(models=("mlp",), widths=(128, 256, 128, 64), windows=(2,), sizes=(30_000,),
-                    seeds=(0, 1))  # fmt: skip
+        axes = {"model": "mlp", "model.widths": (128, 256, 128, 64), "window": 2,
+                "num_examples": 30_000, "seed": (0, 1)}  # fmt: skip
         return {**QUICK_RECIPE, **axes, "epochs": 50, "min_steps": 0}
     axes = {
-        "size_window": dict(windows=(1, 2), sizes=(2_000, 5_000, 10_000), seeds=(0, 1)),
+        "size_window": dict(window=(1, 2), num_examples=(2_000, 5_000, 10_000), seed=(0, 1)),
         "aggregations": dict(
-            windows=(2, 3), sizes=(3_000, 10_000), seeds=(0,), aggregations=ALL_AGGREGATIONS
+            window=(2, 3), num_examples=(3_000, 10_000), seed=0, aggregation=ALL_AGGREGATIONS
         ),  # fmt: skip
-        "pointer": dict(windows=(1, 2), sizes=(2_000, 10_000, 30_000), seeds=(0,)),
+        "pointer": dict(window=(1, 2), num_examples=(2_000, 10_000, 30_000), seed=0),
     }.get(sweep, {})
-    return {**QUICK_RECIPE, "models": ("mlp",), **axes}
+    return {**QUICK_RECIPE, "model": "mlp", **axes}
 
 
 def medium(given):
@@ -96,26 +101,26 @@ def medium(given):
     on the paper's recipe shortened to 30 epochs (80 at window 3)."""
     sweep = given.get("sweep", "size_window")
     axes = {
-        "holdout": dict(windows=(2, 3), sizes=(300_000,), seeds=(0, 1)),
+        "holdout": dict(window=(2, 3), num_examples=300_000, seed=(0, 1)),
         "size_window": dict(
-            windows=(2, 3), sizes=(10_000, 30_000, 100_000, 300_000), seeds=(0, 1)
+            window=(2, 3), num_examples=(10_000, 30_000, 100_000, 300_000), seed=(0, 1)
         ),  # fmt: skip
     }.get(sweep, {})
-    return {**MEDIUM_RECIPE, "models": ("mlp",), **axes}
+    return {**MEDIUM_RECIPE, "model": "mlp", **axes}
 
 
 def paper(given):
     """The paper's grids with its recipe (200 epochs, ...), 3 seeds (5 for holdout)."""
     sweep = given.get("sweep", "size_window")
     axes = {
-        "size_window": dict(models=("mlp", "mlp2x", "transformer", "mixer"),
-                            windows=(1, 2, 3, 4), sizes=PAPER_SIZES, seeds=(0, 1, 2)),
-        "aggregations": dict(models=("mlp",), windows=(1, 2, 3, 4), sizes=PAPER_SIZES,
-                             seeds=(0, 1, 2), aggregations=ALL_AGGREGATIONS),
-        "pointer": dict(models=("mixer",), windows=(1, 2, 3, 4), sizes=PAPER_SIZES,
-                        seeds=(0, 1, 2)),
-        "holdout": dict(models=("mlp",), windows=(2, 3), sizes=(300_000,),
-                        seeds=(0, 1, 2, 3, 4)),
+        "size_window": dict(model=("mlp", "mlp2x", "transformer", "mixer"),
+                            window=(1, 2, 3, 4), num_examples=PAPER_SIZES, seed=(0, 1, 2)),
+        "aggregations": dict(model="mlp", window=(1, 2, 3, 4), num_examples=PAPER_SIZES,
+                             seed=(0, 1, 2), aggregation=ALL_AGGREGATIONS),
+        "pointer": dict(model="mixer", window=(1, 2, 3, 4), num_examples=PAPER_SIZES,
+                        seed=(0, 1, 2)),
+        "holdout": dict(model="mlp", window=(2, 3), num_examples=300_000,
+                        seed=(0, 1, 2, 3, 4)),
     }[sweep]  # fmt: skip
     return {**PAPER_RECIPE, **axes}
 
@@ -127,23 +132,6 @@ PRESETS = {"quick": quick, "medium": medium, "paper": paper}
 class Own:
     sweep: str = dataclasses.field(
         default="size_window", metadata={"choices": SWEEPS, "help": "which figure's sweep"}
-    )
-    models: tuple[str, ...] = dataclasses.field(
-        default=("mlp",), metadata={"help": "architectures (names or builder references)"}
-    )
-    windows: tuple[int, ...] = dataclasses.field(default=(1,), metadata={"help": "windows"})
-    sizes: tuple[int, ...] = dataclasses.field(
-        default=(1_000,), metadata={"help": "training-set sizes"}
-    )
-    aggregations: tuple[str, ...] = dataclasses.field(
-        default=("mod_sum",), metadata={"help": "aggregations (the aggregations sweep's axis)"}
-    )
-    holdouts: tuple[int, ...] | None = dataclasses.field(
-        default=None, metadata={"help": "holdout k values (holdout sweep; default 0..window!)"}
-    )
-    seeds: tuple[int, ...] = dataclasses.field(default=(0,), metadata={"help": "seeds"})
-    widths: tuple[int, ...] | None = dataclasses.field(
-        default=None, metadata={"help": "MLP hidden widths (default: the paper's)"}
     )
     out: str = dataclasses.field(default="runs/token_sweep", metadata={"help": "results directory"})
     shard: str = dataclasses.field(default="0/1", metadata={"help": "run shard i of n: i/n"})
@@ -159,13 +147,11 @@ class Own:
         from pvr_keras import sweeps
 
         cli.check_task(lambda: sweeps.parse_shard(self.shard))
-        check_widths(self.widths)
-
-
-def check_widths(widths):
-    """MLP hidden widths: positive integers (``--widths``)."""
-    if widths is not None and any(isinstance(w, bool) or w < 1 for w in widths):
-        raise cli.ConfigError(f"--widths must be positive integers; received {list(widths)}")
+        widths = run.model_kwargs.get("widths")
+        if widths is not None and any(isinstance(w, bool) or w < 1 for w in widths):
+            raise cli.ConfigError(
+                f"--model.widths must be positive integers; received {list(widths)}"
+            )
 
 
 def build(parsed):
@@ -175,30 +161,23 @@ def build(parsed):
     run, own, given, preset = parsed.run, parsed.own, parsed.given, parsed.preset
     if preset == "medium" and own.sweep not in ("holdout", "size_window"):
         raise ValueError(f"the {own.sweep} sweep has presets paper, quick; received 'medium'")
-    if own.widths and set(own.models) - {"mlp"}:
-        raise ValueError(f"widths is for the mlp model only; received models {own.models}")
-    if own.widths:
-        run = run.replace(model_kwargs={"widths": list(own.widths)})
-    if own.sweep != "holdout" and own.holdouts not in (None, (0,)):
-        raise ValueError(
-            f"holdouts is for the holdout sweep; received {own.holdouts} for {own.sweep}"
-        )
-    axes = {
-        "seed": own.seeds,
-        "model": own.models,
-        "aggregation": own.aggregations,
-        "pointer": (False, True) if own.sweep == "pointer" else (run.pointer,),
-        "window": own.windows,
-        "num_examples": own.sizes,
-    }
+    if run.model_kwargs.get("widths") and {r.model for r in parsed.runs()} - {"mlp"}:
+        models = tuple(dict.fromkeys(r.model for r in parsed.runs()))
+        raise ValueError(f"widths is for the mlp model only; received models {models}")
+    holdouts = parsed.axes.get("holdout", (run.holdout,)) if "holdout" in given else None
+    if own.sweep != "holdout" and holdouts not in (None, (0,)):
+        raise ValueError(f"holdouts is for the holdout sweep; received {holdouts} for {own.sweep}")
+    axes = {k: v for k, v in parsed.axes.items() if k != "holdout"}
+    if own.sweep == "pointer":
+        axes["pointer"] = (False, True)
     # A grid's extra runs are left out once any of its axes is given on the command line.
-    axes_given = bool(set(given) & set(AXES))
+    axes_given = bool(set(given) & set(GRID))
     runs = []
     if own.sweep == "holdout":
-        for window in own.windows:
+        for window in parsed.axes.get("window", (run.window,)):
             every = math.factorial(window)
             ks = (0, 1, every) if preset == "medium" else range(every + 1)
-            ks = own.holdouts if own.holdouts is not None else ks
+            ks = holdouts if holdouts is not None else ks
             runs += sweeps.expand({**axes, "window": (window,), "holdout": tuple(ks)}, run)
         if preset in ("medium", "paper") and not axes_given:
             window, k, values = APPENDIX_E
@@ -206,7 +185,7 @@ def build(parsed):
                 {**axes, "window": (window,), "holdout": (k,), "holdout_values": (values,)}, run
             )
     else:
-        runs = sweeps.expand(axes, run)
+        runs = sweeps.expand(axes, run) if axes else [run]
         if own.sweep == "size_window" and preset == "paper" and not axes_given:
             massive = {**axes, "model": ("mlp", "mixer"), "num_examples": MASSIVE_SIZES}
             runs += sweeps.expand(massive, run)
@@ -258,12 +237,12 @@ def describe(runs):
 RECIPE = cli.Recipe(
     kind="token",
     presets=PRESETS,
-    body=None,
     own=Own,
+    body=None,
     description=__doc__,
-    exclude=("model", "window", "num_examples", "aggregation", "holdout", "seed", "devices",
-             "data_dir", "download", "tensorboard"),
-)  # fmt: skip
+    exclude=("devices", "data_dir", "download", "tensorboard"),
+    aliases=ALIASES,
+)
 
 
 def main(argv=None):

@@ -36,22 +36,10 @@ class Own:
     )
 
 
-def train_and_report(ctx):
-    from pvr_keras.training import runs
-
-    record = runs.run(
-        ctx.run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
-        callbacks=ctx.callbacks(),
-    )  # fmt: skip
-    print(f"\n{runs.summary_line(record, ctx.run.run_id)}\nrecord: {ctx.out}/record.json")
-    return record
-
-
 def recipe(kind):
     return cli.Recipe(
         kind=kind,
         presets={"default": lambda given: {}},
-        body=train_and_report,
         own=Own,
         description=__doc__,
         placeholders=lambda run: {

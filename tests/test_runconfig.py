@@ -45,7 +45,7 @@ def test_flat_fields_read_and_replace_through_the_sections():
         ("token", {"seed": 2**63}, "seed must be an integer in"),
         ("token", {"num_examples": 0}, "num_examples must be an integer"),
         ("token", {"num_examples": 2**31}, "num_examples must be an integer in"),
-        ("token", {"width": 0.5, "model_kwargs": {"widths": [8]}}, "or model_kwargs, not both"),
+        ("token", {"width": 0.5, "model_kwargs": {"widths": [8]}}, "in model_kwargs, not both"),
         ("token", {"width": float("nan")}, "width must be a number > 0"),
         ("token", {"model_kwargs": [1]}, "model_kwargs must be a dict"),
         ("token", {"epochs": 0}, "epochs must be a positive integer"),

@@ -47,7 +47,7 @@ BAD = [
     ("token_pvr", ["--width", "1e6"], "more than this machine's"),
     ("token_pvr", ["--out", ""], "--out must name a folder; received an empty name"),
     ("block_iid", ["--width", "100000"], "more than this machine's"),
-    ("token_sweep", ["--widths", "0", "5"], "--widths must be positive integers"),
+    ("token_sweep", ["--widths", "0", "5"], "--model.widths must be positive integers"),
     ("token_sweep", ["--sizes", str(10**20)], "num_examples must be an integer in"),
     ("fast_slow", ["--widths", "-1"], "--widths must be positive integers"),
     ("tune", ["--tuner-id", "tuner0"], "needs both a tuner id"),
@@ -127,8 +127,9 @@ def test_help_shows_each_presets_values(capsys):
     with pytest.raises(SystemExit):
         token_pvr.main(["--help"])
     flat = " ".join(capsys.readouterr().out.split())
-    assert "--epochs EPOCHS epochs (at least min_steps steps) (quick: 20; paper: 200)" in flat
-    assert "--num-examples NUM_EXAMPLES training set size (quick: 50000; paper: 1000000)" in flat
+    # A run field takes several values (a grid): "--epochs EPOCHS [EPOCHS ...]".
+    assert "EPOCHS ...] epochs (at least min_steps steps) (quick: 20; paper: 200)" in flat
+    assert "NUM_EXAMPLES ...] training set size (quick: 50000; paper: 1000000)" in flat
     assert "(default: from --preset)" not in flat
     with pytest.raises(SystemExit):
         token_pvr.main(["--model", "mixer", "--help"])  # each model's quick preset

@@ -47,7 +47,7 @@ def test_run_id_is_a_hash_of_the_whole_config():
     )  # the default width: the old id
     narrow = Run.make("token", model="mixer", width=0.125)
     assert "-x0.125-" in narrow.run_id and narrow.model_arguments()["dim"] == 64
-    with pytest.raises(ValueError, match="or model_kwargs, not both"):
+    with pytest.raises(ValueError, match="in model_kwargs, not both"):
         Run.make("token", width=0.5, model_kwargs={"widths": [8, 8, 8, 8]})
     with pytest.raises(ValueError, match="width must be a number > 0"):
         Run.make("token", width=float("nan"))

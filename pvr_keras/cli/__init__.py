@@ -1,0 +1,86 @@
+"""Command lines of the recipes: flags made from the run's sections, presets as functions,
+checks before TensorFlow loads, and one runner for the start-up every training recipe shares.
+
+A training recipe is a ``Recipe``: the task kind of its runs, its presets and the fields of
+its own (``out``, ...)::
+
+    RECIPE = cli.Recipe(kind="token", presets={"quick": quick, "paper": paper},
+                        own=Own, description=__doc__, body=train_and_report)
+
+Every field of the kind's runs is a flag (``num_examples`` -> ``--num-examples``; booleans
+get ``--x/--no-x``), and so is every field of ``own``. A preset is a plain function from the
+flags given on the command line to a dict of field values (so a preset may depend on
+``--model``); flags given replace the preset's values (``--preset``, default ``quick``).
+``--help`` shows each preset's value of every flag.
+
+``Recipe.main(argv)`` parses, fills ``--out``'s ``{field}`` placeholders, checks the whole
+run (task, model and its kind, sizes, recipe) and the recipe's own fields before TensorFlow
+is imported or a file is written, sets the Keras backend once, checks the input choice, sets
+up the devices (multi-host engines first), prepares the data, writes ``config.json`` (a
+folder holding another run is refused, untouched), runs the body and returns its result.
+``main(fn)`` is a script's entry point: a bad config is a usage error (exit status 2), a run
+that finished but failed by the paper's rule exits with ``FAILED_RUN`` (3), a crash 1.
+
+The package, by concern: ``checks`` (flag checks), ``flags`` (flags from dataclasses, presets,
+grid axes), ``folders`` (the output folder and the one config writer), ``runner`` (``Recipe``,
+``parse``, ``run_sweep``, ``main``).
+"""
+
+from pvr_keras.cli.checks import (
+    check_finite,
+    check_ints,
+    check_positive,
+    check_range,
+    check_stem,
+    check_task,
+    check_tensorboard,
+    flag,
+)
+from pvr_keras.cli.flags import (
+    Field,
+    build_parser,
+    dataclass_fields,
+    defaults_of,
+    field_of,
+    given_flags,
+    parse_flags,
+    run_fields,
+    system_field,
+    trust_given,
+)
+from pvr_keras.cli.folders import (
+    RUN_MARKERS,
+    check_config,
+    check_out_folder,
+    format_out,
+    make_out_folder,
+    sweeps_manifest_compatible,
+    to_dict,
+    write,
+    write_config,
+)
+from pvr_keras.cli.runner import (
+    FAILED_RUN,
+    Context,
+    Parsed,
+    Recipe,
+    callbacks,
+    exit_status,
+    main,
+    parse,
+    run_sweep,
+    say_epochs,
+    start,
+    train_one,
+)
+from pvr_keras.errors import ConfigError
+
+__all__ = [
+    "FAILED_RUN", "RUN_MARKERS", "ConfigError", "Context", "Field", "Parsed", "Recipe",
+    "build_parser", "callbacks", "check_config", "check_finite", "check_ints", "check_out_folder",
+    "check_positive", "check_range", "check_stem", "check_task", "check_tensorboard",
+    "dataclass_fields", "defaults_of", "exit_status", "field_of", "flag", "format_out",
+    "given_flags", "main", "make_out_folder", "parse", "parse_flags", "run_fields", "run_sweep",
+    "say_epochs", "start", "system_field", "sweeps_manifest_compatible", "to_dict", "train_one",
+    "trust_given", "write", "write_config",
+]  # fmt: skip

@@ -1,0 +1,75 @@
+"""Checks of a recipe's flags, before any framework loads: each failure is a ``ConfigError``
+that names the flag and the value received."""
+
+import math
+import re
+
+from pvr_keras.errors import ConfigError
+
+
+def flag(name):
+    return "--" + name.replace("_", "-")
+
+
+def check_ints(cfg, names, minimum):
+    """Each of ``names`` must be an integer >= ``minimum`` (None allowed where optional)."""
+    for name in names:
+        value = getattr(cfg, name)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise ConfigError(f"{flag(name)} must be an integer >= {minimum}; received {value!r}")
+
+
+def check_positive(cfg, names):
+    """Each of ``names`` must be a number > 0 (finite; None allowed where optional)."""
+    for name in names:
+        value = getattr(cfg, name)
+        if value is not None and not value > 0:
+            raise ConfigError(f"{flag(name)} must be > 0; received {value!r}")
+
+
+def check_range(cfg, name, low, high, *, low_open=False):
+    """``low <= value <= high`` (``low < value`` with ``low_open``)."""
+    value = getattr(cfg, name)
+    if not (low < value if low_open else low <= value) or not value <= high:
+        bracket = "(" if low_open else "["
+        raise ConfigError(f"{flag(name)} must be in {bracket}{low}, {high}]; received {value!r}")
+
+
+def check_stem(value, flag="--name"):
+    """A file-name stem (letters, digits, '_', '.', '-'; not a path), else a ConfigError."""
+    if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", value):
+        raise ConfigError(
+            f"{flag} must be letters, digits, '_', '.' or '-' (a file name stem); received "
+            f"{value!r}"
+        )
+    return value
+
+
+def check_task(build):
+    """Runs ``build()`` and turns its ValueError into a ConfigError."""
+    try:
+        return build()
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
+def check_finite(values):
+    """Every float of ``{name: value}`` (tuples too) finite, every tuple non-empty."""
+    for name, value in values.items():
+        for v in value if isinstance(value, tuple) else (value,):
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ConfigError(f"{flag(name)} must be a finite number; received {v}")
+        if isinstance(value, tuple) and not value:
+            raise ConfigError(f"{flag(name)} needs at least one value")
+
+
+def check_tensorboard(enabled):
+    """``--tensorboard`` needs the tensorboard package: a ConfigError naming the extra if not."""
+    import importlib.util
+
+    if enabled and importlib.util.find_spec("tensorboard") is None:
+        raise ConfigError(
+            '--tensorboard needs the tensorboard package: pip install -e ".[tensorboard]"'
+        )

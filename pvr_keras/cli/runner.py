@@ -1,0 +1,378 @@
+"""The recipe runner: a recipe's command line parsed and checked, its output folder and config
+written, the backend and devices set up, then its body; and a script's exit status."""
+
+import dataclasses
+import os
+import pathlib
+import sys
+from collections.abc import Callable
+
+from pvr_keras import kinds
+from pvr_keras.cli.checks import check_finite, check_task, check_tensorboard, flag
+from pvr_keras.cli.flags import dataclass_fields, defaults_of, parse_flags, run_fields
+from pvr_keras.cli.folders import (
+    check_out_folder,
+    format_out,
+    make_out_folder,
+    sweeps_manifest_compatible,
+    to_dict,
+    write_config,
+)
+from pvr_keras.cli.model_flags import PREFIX, builder_fields, split_model_values
+from pvr_keras.errors import (
+    ConfigError,
+    DamagedFile,
+    DataNotPrepared,
+    DiskFull,
+    RunBusy,
+    UnsafePath,
+)
+from pvr_keras.runconfig import Run, section_fields
+
+FAILED_RUN = 3  # exit status of a run that finished but failed by the paper's rule
+
+
+def say_epochs(run):
+    """One line when the recipe's rules train other epochs than ``--epochs`` asks (a tiny
+    training set runs more, to reach ``min_steps``)."""
+    epochs = run.train.num_epochs(run.num_examples)
+    if epochs != run.epochs:
+        steps = run.train.steps_per_epoch(run.num_examples)
+        print(
+            f"training {epochs} epochs, not --epochs {run.epochs}: --min-steps "
+            f"{run.min_steps} needs {epochs} epochs of {steps} steps ({run.num_examples} "
+            f"examples at batch {run.batch_size})",
+            flush=True,
+        )
+
+
+def start(backend=None, *, input_source=None, kind=None):
+    """Prepares the process for a recipe's work, after its config is checked: the Keras
+    backend (the one named, else the measured-fastest: ``engines.choose``), TensorFlow
+    imported without its C++ start-up lines (``TF_CPP_MIN_LOG_LEVEL`` below 2 keeps them),
+    and one line saying which engine and input train and why. Returns the backend."""
+    from pvr_keras import compat, engines
+
+    backend, why = engines.choose(backend)
+    os.environ["KERAS_BACKEND"] = backend
+    compat.import_tensorflow_quietly()
+    from pvr_keras.training.inputs import default_input
+
+    source = input_source or default_input(kind)
+    print(engines.describe(backend, source, why), flush=True)
+    return backend
+
+
+def callbacks(tensorboard, out):
+    """The Keras callbacks a recipe's flags ask for (``--tensorboard``)."""
+    if not tensorboard:
+        return []
+    import keras
+
+    return [keras.callbacks.TensorBoard(log_dir=str(pathlib.Path(out) / "tensorboard"))]
+
+
+# Grid axes vary in this order, the first slowest: a whole seed finishes early.
+AXIS_ORDER = ("seed", "model")
+
+
+@dataclasses.dataclass(frozen=True)
+class Parsed:
+    """A parsed command line: the run (the first of the grid), the recipe's own fields, the
+    flags given, the preset's name, and ``axes``: ``{field: values}`` of the run fields given
+    (or preset) several values, one run each (``runs()``)."""
+
+    run: Run
+    own: object
+    given: dict
+    preset: str
+    axes: dict = dataclasses.field(default_factory=dict)
+
+    def runs(self):
+        """Every run of the grid (the one run when no field has several values), checked."""
+        if not self.axes:
+            return [self.run]
+        from pvr_keras.sweeps import expand
+
+        return check_task(lambda: expand(self.axes, self.run))
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What a recipe's body gets: the checked run, the recipe's own fields, the output
+    folder, the input, the device placement and the run's title (``Recipe.title``)."""
+
+    run: Run
+    own: object
+    out: pathlib.Path
+    input: str
+    placement: object
+    title: str = ""
+
+    def callbacks(self, out=None):
+        return callbacks(self.run.system.tensorboard, out or self.out)
+
+
+def train_one(ctx):
+    """The body of a recipe that trains one run: ``training.runs.run`` into ``ctx.out`` with
+    a progress bar (one line per epoch when not on a terminal), then one summary line."""
+    from pvr_keras.training import runs
+
+    title = ctx.title or ctx.run.run_id
+    record = runs.run(
+        ctx.run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
+        callbacks=ctx.callbacks(), title=title,
+    )  # fmt: skip
+    print(f"\n{runs.summary_line(record, title)}\nrecord: {ctx.out}/record.json")
+    return record
+
+
+def _axes(values, fields):
+    """``{field: values}`` of the one-value run fields given a tuple, in ``AXIS_ORDER`` then
+    the fields' order."""
+    found = {
+        f.name: values[f.name] for f in fields if f.axis and isinstance(values.get(f.name), tuple)
+    }
+    first = [name for name in AXIS_ORDER if name in found]
+    return {name: found[name] for name in [*first, *(n for n in found if n not in first)]}
+
+
+def _joined(value):
+    return "-".join(map(str, value)) if isinstance(value, tuple) else value
+
+
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    """A training recipe (see the package docstring).
+
+    Attributes:
+        kind: the task kind of its runs.
+        presets: ``{name: function(given flags) -> {field: value}}``; the first is the
+            default. A value may be a tuple for a one-value field: a grid axis.
+        own: the recipe's own dataclass (``out`` and whatever else it needs), with a
+            ``validate(run)`` method if it checks something.
+        body: ``Context -> result`` (a run record, or a summary dict with ``failed``);
+            ``train_one`` (the default) trains the run. None: the recipe drives its runs
+            itself (sweeps: ``parse_all``, then ``run_sweep``).
+        description: the ``--help`` text (the recipe's docstring).
+        exclude: run fields that are not flags of this recipe.
+        aliases: ``{older flag: field}`` (``{"--windows": "window"}``), still read.
+        title: ``run -> str``, the run's name in the progress bar, plot and summary.
+        prepare: prepare the kind's data before writing anything (image kinds).
+        placeholders: ``run -> {name: value}``: more ``{name}`` placeholders for ``--out``.
+        check_model: build the run's model once before anything is written and check it
+            fits the task (``training.runs.check_model``): a builder's fault is one line.
+        subruns: the run folders the body writes inside ``--out`` (``block_holdout.py``:
+            ``holdout``, ``iid``); any other run found there is refused, and so is a grid.
+    """
+
+    kind: str
+    presets: dict
+    own: type
+    body: Callable | None = train_one
+    description: str = ""
+    exclude: tuple = ()
+    aliases: dict = dataclasses.field(default_factory=dict)
+    title: Callable | None = None
+    prepare: bool = True
+    placeholders: Callable | None = None
+    subruns: tuple = ()
+    check_model: bool = True
+
+    def fields(self):
+        aliases = {k: v for k, v in self.aliases.items() if not v.startswith(PREFIX)}
+        return run_fields(self.kind, self.exclude, aliases) + dataclass_fields(self.own)
+
+    def _model_fields(self, values):
+        if "model" in self.exclude:
+            return []
+        models = values.get("model") or "mlp"
+        fields = builder_fields(models if isinstance(models, tuple) else (models,), self.kind)
+        older = {}
+        for old, name in self.aliases.items():
+            older.setdefault(name, []).append(old)
+        return [dataclasses.replace(f, aliases=tuple(older.get(f.name, ()))) for f in fields]
+
+    def parse(self, argv=None):
+        """``(run, own)`` from the command line, checked (no framework imported)."""
+        parsed = self.parse_all(argv)
+        return parsed.run, parsed.own
+
+    def parse_all(self, argv=None):
+        """``Parsed(run, own, given, preset, axes)``, checked (no framework imported)."""
+        fields = self.fields()
+        defaults = {**Run.make(self.kind).flat(), **defaults_of(self.own)}
+        preset, values, given = parse_flags(
+            fields, self.presets, argv, self.description, defaults, more=self._model_fields
+        )  # fmt: skip
+        values, model_args = split_model_values(values)
+        check_finite(values)
+        own_names = {f.name for f in dataclasses.fields(self.own)}
+        own = check_task(lambda: self.own(**{k: v for k, v in values.items() if k in own_names}))
+        axes = _axes(values, fields)
+        run_names = set(section_fields(kinds.kind(self.kind))) - {"kind"}
+        run_values = {k: v[0] if k in axes else v for k, v in values.items() if k in run_names}
+        if model_args:
+            run_values["model_kwargs"] = {**run_values.get("model_kwargs", {}), **model_args}
+        run = check_task(lambda: Run.make(self.kind, **run_values))
+        if hasattr(own, "validate"):
+            own.validate(run)
+        check_tensorboard(run.system.tensorboard)
+        parsed = Parsed(run, own, given, preset, axes)
+        parsed.runs()  # every run of a grid is checked here
+        return parsed
+
+    def out_folder(self, run, own, axes=None):
+        """``--out`` with its placeholders filled in: a run's fields (``{model}`` is the
+        builder's name for a reference), the own fields, ``placeholders``; an axis's
+        values joined by ``-`` (``w{window}`` is ``w1-2`` for ``--window 1 2``)."""
+        values = {**run.flat(), **to_dict(own)}
+        values["model"] = run.model.rpartition(":")[2] if ":" in run.model else run.model
+        values.update({name: _joined(v) for name, v in (axes or {}).items()})
+        if axes and "model" in axes:
+            values["model"] = "-".join(m.rpartition(":")[2] for m in axes["model"])
+        values.update(self.placeholders(run) if self.placeholders else {})
+        return pathlib.Path(format_out(own.out, values))
+
+    def main(self, argv=None):
+        parsed = self.parse_all(argv)
+        run, own = parsed.run, parsed.own
+        if parsed.axes and self.subruns:
+            raise ConfigError(
+                f"several values of {', '.join(flag(n) for n in parsed.axes)} ask for a grid; "
+                f"this recipe trains {len(self.subruns)} runs per configuration: give one value"
+            )
+        out = self.out_folder(run, own, parsed.axes)
+        check_out_folder(out, sweep=bool(parsed.axes), own=self.subruns)
+        for one in parsed.runs()[:1] if parsed.axes else [run]:
+            say_epochs(one)
+        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
+        run = run.replace(backend=backend)  # the config records the engine that trains
+        from pvr_keras.training import distribute
+        from pvr_keras.training.inputs import check_input, default_input
+
+        source = check_task(lambda: check_input(run.system.input or default_input(run.kind)))
+        # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
+        placement = distribute.setup(run.system.devices)
+        runs = [r.replace(backend=backend) for r in parsed.runs()]
+        if self.check_model:
+            from pvr_keras.training.runs import check_model
+
+            # The builder runs once per model here, before any file is written.
+            for one in {(r.model, r.width, repr(r.model_kwargs)): r for r in runs}.values():
+                check_model(one)
+        if self.prepare:
+            # Data first: a machine that cannot get it fails here, before anything is written.
+            run.spec.prepare_data(run.task, run.system.data_dir, download=run.system.download)
+        if not parsed.axes:
+            make_out_folder(out)
+            write_config(out, run, own)  # refuses a folder of another run, untouched
+            return self.body(self._context(run, own, out, source, placement))
+
+        failed = []
+
+        def trainer(one, run_dir):
+            record = self.body(self._context(one, own, run_dir, source, placement))
+            if exit_status(record):
+                failed.append(one.run_id)
+            return record
+
+        parsed = dataclasses.replace(parsed, run=run, own=dataclasses.replace(own, out=str(out)))
+        summary = run_sweep(parsed, runs, name="grid", figure=None, trainer=trainer, started=True)
+        print(f"[grid] {len(runs)} runs, {len(failed)} failed; results: {out}/results.jsonl")
+        return {**summary, "failed": bool(failed)}
+
+    def _context(self, run, own, out, source, placement):
+        title = self.title(run) if self.title else run.run_id
+        return Context(run, own, pathlib.Path(out), source, placement, title)
+
+
+def exit_status(result):
+    """0, or ``FAILED_RUN`` when ``result`` (a run record or a recipe's summary dict) says
+    the run failed."""
+    return FAILED_RUN if isinstance(result, dict) and result.get("failed") else 0
+
+
+def main(fn):
+    """A script's ``__main__``: runs ``fn()`` and exits 0 (done), 2 (a bad config, or image
+    data that is not prepared and cannot be downloaded) or ``FAILED_RUN`` = 3 (the run
+    finished but failed by the paper's rule: NaN loss, or final training accuracy below the
+    threshold); a full disk, a folder in use, a damaged file or a planted link exits 1 with
+    one line; a crash exits 1 as any Python program does."""
+    name = pathlib.Path(sys.argv[0]).name
+    try:
+        result = fn()
+    except (ConfigError, DataNotPrepared) as err:
+        print(f"{name}: error: {err}", file=sys.stderr)
+        sys.exit(2)
+    except (DiskFull, UnsafePath, RunBusy, DamagedFile) as err:  # one line, no traceback
+        print(f"{name}: error: {err}", file=sys.stderr)
+        sys.exit(1)
+    sys.exit(exit_status(result))
+
+
+def parse(config_cls, presets, argv=None, description=None):
+    """Parses ``argv`` into a checked ``config_cls`` (a recipe whose config is not a run:
+    sweeps, searches, analyses): the chosen preset's values with the given flags replacing
+    them. ``presets``: ``{name: function(given) -> {field: value}}``; ``config_cls`` may
+    have a ``validate()`` method.
+
+    Raises:
+        ConfigError: a value the recipe cannot run with.
+    """
+    fields = dataclass_fields(config_cls)
+    _, values, _ = parse_flags(fields, presets, argv, description, defaults_of(config_cls))
+    check_finite(values)
+    cfg = check_task(lambda: config_cls(**values))
+    if hasattr(cfg, "validate"):
+        cfg.validate()
+    check_tensorboard(getattr(cfg, "tensorboard", False))
+    return cfg
+
+
+def run_sweep(
+    parsed, runs, *, name, figure, describe=None, trainer=None, grows=True, started=False
+):
+    """The end of a sweep recipe: print the grid's size (and stop there with ``dry_run``),
+    start the backend, train every run not yet recorded in ``own.out`` (its shard,
+    claiming each run), draw the figures; returns the sweep's summary (``sweeps.run_sweep``).
+
+    ``parsed.own`` has ``out`` and may have ``shard``, ``claims`` (default on), ``figures``
+    and ``dry_run`` (default off). With
+    ``grows`` a sweep started again with a larger grid under the same name grows (its
+    ``config_<name>.json`` follows); without, another configuration there is refused.
+    ``started``: the backend is set up already (``Recipe.main``'s grids).
+    """
+    own = parsed.own
+    print(f"[{name}] {len(runs)} runs" + (f": {describe(runs)}" if describe else ""))
+    if getattr(own, "dry_run", False):
+        return {"total": len(runs), "runs": runs}
+    check_out_folder(own.out, sweep=True)
+    check_task(lambda: sweeps_manifest_compatible(own.out))
+    make_out_folder(own.out)
+    run = parsed.run
+    if not started:
+        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
+        parsed = dataclasses.replace(parsed, run=run.replace(backend=backend))
+    from pvr_keras import sweeps
+
+    shard_index, shard_count = sweeps.parse_shard(getattr(own, "shard", "0/1"))
+    sweeps.ResultsDir(own.out, create=True)  # an incompatible folder fails here, untouched
+    # The sweep's latest config: a results directory grows with every grid run into it.
+    write_config(own.out, parsed.run, own, name=f"config_{name}.json", compare=not grows)
+    if figure and figure.get("discard_below") is not None:
+        print(
+            f"[{name}] note: as in the paper's Figure 14, runs whose final training accuracy "
+            f"is below {figure['discard_below']:.0%} are discarded from the figure's means "
+            f"(drawn as open circles, kept in results.jsonl)"
+        )
+    summary = sweeps.run_sweep(
+        runs, own.out, name=name, figure=figure, shard_index=shard_index,
+        shard_count=shard_count, claims=getattr(own, "claims", True),
+        **({"trainer": trainer} if trainer else {}),
+    )  # fmt: skip
+    if summary["busy"]:
+        print(f"[{name}] {len(summary['busy'])} runs are being trained by other workers")
+    if getattr(own, "figures", False):
+        sweeps.make_figures(own.out, only=[name])
+    return summary
