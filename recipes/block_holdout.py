@@ -50,10 +50,7 @@ class Own:
         default=None,
         metadata={"help": "finished block_iid run folder of the same config to reuse"},
     )
-    out: str = dataclasses.field(
-        default="runs/block_holdout/{model}_w{width}_{values}_n{num_examples}_s{seed}",
-        metadata={"help": "output folder ({field} placeholders are filled in)"},
-    )
+    out: str = cli.out_field("runs/block_holdout/{model}_w{width}_{values}_n{num_examples}_s{seed}")
 
     def validate(self, run):
         if self.iid_run is not None:

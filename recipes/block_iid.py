@@ -34,10 +34,7 @@ from pvr_keras.kinds.block import PRESETS
 
 @dataclasses.dataclass(frozen=True)
 class Own:
-    out: str = dataclasses.field(
-        default="runs/block_iid/{model}_w{width}_{values}_n{num_examples}_s{seed}",
-        metadata={"help": "output folder ({field} placeholders are filled in)"},
-    )
+    out: str = cli.out_field("runs/block_iid/{model}_w{width}_{values}_n{num_examples}_s{seed}")
 
 
 RECIPE = cli.Recipe(

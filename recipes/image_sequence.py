@@ -1,7 +1,7 @@
 """Train and evaluate the image-sequence PVR task (Figure 2 of the paper).
 
     python recipes/image_sequence.py                                      # quick, on a CPU
-    python recipes/image_sequence.py --window 2 --aggregation maj_vote --head transformer
+    python recipes/image_sequence.py --window 2 --aggregation maj_vote --model.head transformer
     python recipes/image_sequence.py --preset paper --backend jax
     python recipes/image_sequence.py --preset paper --devices 4           # data-parallel, 4 GPUs
 
@@ -53,9 +53,8 @@ class Own:
             "(none: the preset's)",
         },
     )
-    out: str = dataclasses.field(
-        default="runs/image_sequence/{head}_w{window}_{aggregation}_n{num_examples}_s{seed}",
-        metadata={"help": "output folder ({field} placeholders are filled in)"},
+    out: str = cli.out_field(
+        "runs/image_sequence/{head}_w{window}_{aggregation}_n{num_examples}_s{seed}"
     )
 
 

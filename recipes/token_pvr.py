@@ -47,9 +47,8 @@ def paper(given):
 
 @dataclasses.dataclass(frozen=True)
 class Own:
-    out: str = dataclasses.field(
-        default="runs/token_pvr/{model}_x{width}_w{window}_{aggregation}_n{num_examples}_s{seed}",
-        metadata={"help": "output folder ({field} placeholders are filled in)"},
+    out: str = cli.out_field(
+        "runs/token_pvr/{model}_x{width}_w{window}_{aggregation}_n{num_examples}_s{seed}"
     )
 
 

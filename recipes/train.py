@@ -30,10 +30,7 @@ class Own:
             "help": "task kind: token, block, sequence, boolean or 'module:ATTRIBUTE' of yours"
         },
     )
-    out: str = dataclasses.field(
-        default="runs/train/{kind_name}/{model_name}_n{num_examples}_s{seed}",
-        metadata={"help": "output folder ({field} placeholders are filled in)"},
-    )
+    out: str = cli.out_field("runs/train/{kind_name}/{model_name}_n{num_examples}_s{seed}")
 
 
 def recipe(kind):

@@ -43,6 +43,7 @@ from pvr_keras.cli.flags import (
     defaults_of,
     field_of,
     given_flags,
+    out_field,
     parse_flags,
     run_fields,
     system_field,
@@ -80,7 +81,7 @@ __all__ = [
     "build_parser", "callbacks", "check_config", "check_finite", "check_ints", "check_out_folder",
     "check_positive", "check_range", "check_stem", "check_task", "check_tensorboard",
     "dataclass_fields", "defaults_of", "exit_status", "field_of", "flag", "format_out",
-    "given_flags", "main", "make_out_folder", "parse", "parse_flags", "run_fields", "run_sweep",
-    "say_epochs", "start", "system_field", "sweeps_manifest_compatible", "to_dict", "train_one",
-    "trust_given", "write", "write_config",
+    "given_flags", "main", "make_out_folder", "out_field", "parse", "parse_flags", "run_fields",
+    "run_sweep", "say_epochs", "start", "system_field", "sweeps_manifest_compatible", "to_dict",
+    "train_one", "trust_given", "write", "write_config",
 ]  # fmt: skip

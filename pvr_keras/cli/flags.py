@@ -231,3 +231,11 @@ def trust_given(given):
         for item in value if isinstance(value, list | tuple) else [value]:
             if isinstance(item, str) and registry.is_reference(item):
                 registry.trust(item)
+
+
+def out_field(template):
+    """A recipe's ``--out`` field: a folder whose ``{field}`` placeholders are filled in from
+    the run (``Recipe.out_folder``)."""
+    return dataclasses.field(
+        default=template, metadata={"help": "output folder ({field} placeholders are filled in)"}
+    )
