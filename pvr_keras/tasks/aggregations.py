@@ -310,7 +310,7 @@ def check_backend(aggregation, backend, compute, *, width, num_values=None, fami
     """
     if aggregation in NAMES[family]:
         return
-    done = (aggregation, backend, family, width, num_values)
+    done = (registry.file_of(aggregation), aggregation, backend, family, width, num_values)
     if done in _CHECKED:
         return
     window, arg = check_windows(family, width, num_values)
