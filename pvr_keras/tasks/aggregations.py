@@ -197,6 +197,13 @@ def check_aggregation(aggregation, family="token"):
     return ref
 
 
+def _reference(aggregation, family):
+    """A reference, normalised (as ``check_aggregation``, trusting nothing)."""
+    if not registry.is_reference(aggregation):
+        check_aggregation(aggregation, family)  # the error that lists the names
+    return registry.normalise_reference(aggregation)
+
+
 def find(aggregation, family="token"):
     """The ``Aggregation`` a reference names, imported if it is yours (``registry.trust``,
     or already imported).
@@ -205,7 +212,7 @@ def find(aggregation, family="token"):
         UntrustedCode: the reference came from a record and you did not name it.
         ValueError: it names something that is not an ``Aggregation`` of ``family``.
     """
-    ref = check_aggregation(aggregation, family)
+    ref = _reference(aggregation, family)
     if not registry.is_trusted(ref):
         raise UntrustedCode(
             f"aggregation {ref} names code a record gave, not you: name it yourself "
