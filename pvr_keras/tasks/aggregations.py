@@ -81,7 +81,6 @@ def maximum(window, num_values):
 
 NUMPY = {"mod_sum": mod_sum, "median": median, "maj_vote": maj_vote, "min": minimum,
          "max": maximum}  # fmt: skip
-AGGREGATE = NUMPY  # the earlier name of the table
 
 
 def parity(window, present):
