@@ -206,7 +206,7 @@ def _key(seed, split):
     return random.stream_key(seed, split)
 
 
-def block_dataset(request, num_examples=None, /, *, dtype="float32", **fields):
+def block_dataset(request=None, num_examples=None, /, *, dtype="float32", **fields):
     """A tf.data pipeline of batched block-style visual PVR examples ``(x, y)``.
 
     Args:

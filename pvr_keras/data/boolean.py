@@ -130,7 +130,7 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     frozen_bits(holdout, task.num_bits)
 
 
-def boolean_dataset(request, num_examples=None, /, **fields):
+def boolean_dataset(request=None, num_examples=None, /, **fields):
     """A tf.data pipeline of batched Boolean examples ``(x, y)``.
 
     Args:

@@ -243,7 +243,7 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     _check_holdout_size(task, holdout)
 
 
-def token_stream(request, num_examples=None, /, **fields):
+def token_stream(request=None, num_examples=None, /, **fields):
     """Batched token PVR examples made on the JAX device: ``token_dataset``'s twin.
 
     Args:

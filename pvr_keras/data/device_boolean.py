@@ -115,7 +115,7 @@ def make_examples(task, key, frozen):
     return examples
 
 
-def boolean_stream(request, num_examples=None, /, **fields):
+def boolean_stream(request=None, num_examples=None, /, **fields):
     """Batched Boolean examples made on the JAX device: ``boolean_dataset``'s twin (same
     request, same examples, same order); a ``DeviceStream`` of (x int8, y float32)."""
     r = stream_request(request, num_examples, fields, batch_size=64)

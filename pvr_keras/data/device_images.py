@@ -200,7 +200,7 @@ def _block_key(seed, split):
     return keys.stream_key(seed, split)
 
 
-def block_stream(request, num_examples=None, /, *, dtype="float32", **fields):
+def block_stream(request=None, num_examples=None, /, *, dtype="float32", **fields):
     """Batched block-style visual PVR examples made on the JAX device: ``block_dataset``'s
     twin (the same request, the same batches in the same order).
 
@@ -299,7 +299,7 @@ def make_sequence_examples(task, seed, split, holdout=0):
     return examples, key
 
 
-def sequence_stream(request, num_examples=None, /, **fields):
+def sequence_stream(request=None, num_examples=None, /, **fields):
     """Batched image-sequence PVR examples made on the JAX device: ``sequence_dataset``'s
     twin (the same request, the same batches in the same order).
 

@@ -68,6 +68,9 @@ def stream_request(request, num_examples=None, fields=None, *, batch_size, holdo
         ValueError: a request given with more fields, or a field a request does not have.
     """
     fields = dict(fields or {})
+    if request is None:  # the task and its size by keyword
+        request = fields.pop("task", None)
+        num_examples = fields.pop("num_examples", num_examples)
     if isinstance(request, StreamRequest):
         if num_examples is not None or fields:
             raise ValueError(
@@ -81,8 +84,8 @@ def stream_request(request, num_examples=None, fields=None, *, batch_size, holdo
                 f"unknown stream fields {', '.join(unknown)}; a StreamRequest has "
                 f"{', '.join(FIELDS)}"
             )
-        if num_examples is None:
-            raise ValueError("num_examples is missing: give a task and num_examples")
+        if request is None or num_examples is None:
+            raise ValueError("give a StreamRequest, or a task and num_examples")
         request = StreamRequest(request, num_examples, **fields)
     filled = {}
     if request.batch_size is None:

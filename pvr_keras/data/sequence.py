@@ -80,7 +80,7 @@ def make_examples(task, seed, split, holdout=0, data_dir=None):
     return examples, key
 
 
-def sequence_dataset(request, num_examples=None, /, **fields):
+def sequence_dataset(request=None, num_examples=None, /, **fields):
     """A tf.data pipeline of batched image-sequence PVR examples ``(x, y)`` (Figure 2).
 
     Args:

@@ -156,7 +156,7 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     task.check_holdout(holdout)
 
 
-def token_dataset(request, num_examples=None, /, **fields):
+def token_dataset(request=None, num_examples=None, /, **fields):
     """A tf.data pipeline of batched token PVR examples ``(x, y)``.
 
     Args:

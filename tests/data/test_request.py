@@ -54,6 +54,6 @@ def test_bad_requests_say_what_is_wrong():
         token.token_dataset(task, 10, batchsize=4)
     with pytest.raises(ValueError, match="give a StreamRequest, or a task, num_examples"):
         token.token_dataset(StreamRequest(task, 10), batch_size=4)
-    with pytest.raises(ValueError, match="num_examples is missing"):
+    with pytest.raises(ValueError, match="give a StreamRequest, or a task and num_examples"):
         token.token_dataset(task)
     assert FIELDS[:2] == ("task", "num_examples")
