@@ -11,5 +11,7 @@ import dataclasses
 
 def field(help="", choices=None, **more):
     """``dataclasses.field(**more)`` with the ``help`` (and ``choices``) of its flag."""
-    metadata = {"help": help, **({"choices": tuple(choices)} if choices else {})}
+    if choices and not isinstance(choices, tuple):
+        choices = tuple(choices)  # a tuple subclass (``tasks.aggregations.Names``) is kept
+    metadata = {"help": help, **({"choices": choices} if choices else {})}
     return dataclasses.field(metadata=metadata, **more)

@@ -334,6 +334,38 @@ def trust_file(path):
     _TRUSTED.add(str(pathlib.Path(path).resolve()))
 
 
+def is_reading():
+    """Whether a record is being read (``reading``): what it names is not the user's."""
+    return bool(_READING)
+
+
+def _module_name(path):
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
+    return f"{_USER_PACKAGE}.{path.stem}_{digest}"
+
+
+def is_trusted(ref):
+    """Whether the code of ``ref`` may be imported outside ``reading`` too: the user named it
+    (``trust``), it is the library's, or it is imported already."""
+    module = _split_reference(normalise_reference(ref))[0]
+    if not _is_file(module):
+        return module in _TRUSTED or module in sys.modules or module.split(".")[0] == "pvr_keras"
+    path = _file_path(module).resolve()
+    return str(path) in _TRUSTED or _module_name(path) in sys.modules
+
+
+def check_reference(ref, what="reference"):
+    """``ref`` normalised, once its file (or module) is found and defines its name; nothing
+    is imported. ``what`` names it in the error (``aggregation``)."""
+    ref = normalise_reference(ref)
+    module, attr = _split_reference(ref)
+    path = _source_file(module)
+    _, names = _defined_names(path)
+    if attr not in names:
+        raise ValueError(f"{path} defines no {attr!r} ({what} reference {ref!r})")
+    return ref
+
+
 def file_of(ref):
     """The file a file reference's code would be imported from here (a record's
     ``model_source`` where the reference's own path is not here), or None for a module
@@ -363,8 +395,7 @@ def load_module(module):
             _check_trusted(module, module)
         return importlib.import_module(module)
     path = _file_path(os.path.normpath(module)).resolve()
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
-    name = f"{_USER_PACKAGE}.{path.stem}_{digest}"
+    name = _module_name(path)
     if name in sys.modules:
         return sys.modules[name]
     _check_trusted(module, str(path))

@@ -53,7 +53,7 @@ def _env():
 
 
 def test_the_doc_names_its_files():
-    assert {"my_nets.py", "my_kinds.py", None} == set(blocks())
+    assert {"my_nets.py", "my_kinds.py", "my_aggs.py", None} == set(blocks())
 
 
 @pytest.mark.slow  # tiny runs through every recipe: ~2 min on a loaded 2-core CPU

@@ -19,6 +19,7 @@ _MEMBERS = {
     "load_images": "images",
     "sequence_arrays": "sequence",
     "sequence_dataset": "sequence",
+    "StreamRequest": "request",
     "token_arrays": "token",
     "token_dataset": "token",
 }

@@ -21,6 +21,7 @@ import tensorflow as tf
 
 from pvr_keras import compat
 from pvr_keras.data import random
+from pvr_keras.data import token as token_data
 from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.images import load_images
 from pvr_keras.data.pipeline import (
@@ -30,7 +31,7 @@ from pvr_keras.data.pipeline import (
     check_schedule,
     collect_arrays,
 )
-from pvr_keras.data.token import tf_aggregate
+from pvr_keras.data.request import stream_request
 from pvr_keras.tasks import BlockTask
 
 _SLOTS = 3  # hash slots per cell: image, row offset, column offset
@@ -143,6 +144,7 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
     value_side = value_images.shape[1]
     digit_to_cell = tf.constant(task.digit_to_value_cell)
     steps = tf.range(task.window, dtype=tf.int64)
+    token_data.check_rule(task.aggregation, task.window, task.num_classes)
 
     def examples(index):
         bits = tf.reshape(
@@ -176,7 +178,7 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
         first = tf.gather(digit_to_cell, cell_labels[:, 0])
         window = tf.math.floormod(first[:, None] + steps, task.num_value_cells) + 1
         classes = tf.gather(cell_labels, window, batch_dims=1)
-        y = tf_aggregate(task.aggregation, classes, task.num_classes)
+        y = token_data.tf_aggregate(task.aggregation, classes, task.num_classes)
         return {
             "x": x,
             "y": tf.cast(y, tf.int32),
@@ -204,36 +206,17 @@ def _key(seed, split):
     return random.stream_key(seed, split)
 
 
-def block_dataset(
-    task,
-    num_examples,
-    *,
-    split,
-    seed,
-    holdout=False,
-    batch_size=50,
-    shuffle=True,
-    epochs=1,
-    first_epoch=0,
-    data_dir=None,
-    dtype="float32",
-):
+def block_dataset(request=None, num_examples=None, /, *, dtype="float32", **fields):
     """A tf.data pipeline of batched block-style visual PVR examples ``(x, y)``.
 
     Args:
-        task: the ``BlockTask``.
-        num_examples: size of the split (the same examples every epoch).
-        split: ``"train"`` or ``"test"``; images come from the matching TFDS split.
-        seed: non-negative integer; same seed, same examples, on every backend and run.
-        holdout: the Figure 6 holdout (2x2 only). Train never has classes 1-3 top right, 4-6
-            bottom left, 7-9 or 0 bottom right; test has only those. The pointer is any digit.
-        batch_size: examples per batch (the last batch of an epoch may be smaller). The
-            paper's visual recipe uses 50.
-        shuffle: visit the examples in a new pseudo-random order each epoch.
-        epochs: number of passes (``None`` repeats forever, for ``fit(steps_per_epoch=...)``).
-        first_epoch: epoch number of the first pass; it keys the shuffle order, so a resumed
-            run sees the same order as an uninterrupted one.
-        data_dir: prepared TFDS data dir (default ``TFDS_DATA_DIR`` or ~/tensorflow_datasets).
+        request: a ``StreamRequest`` (``data.request``) of a ``BlockTask``, or the task, with
+            ``num_examples`` and the request's other fields as keywords, as
+            ``token_dataset``. Images come from the ``split``'s TFDS split in ``data_dir``
+            (prepared; default ``TFDS_DATA_DIR`` or ~/tensorflow_datasets). ``holdout``: the
+            Figure 6 holdout (2x2 only; default False): train never has classes 1-3 top
+            right, 4-6 bottom left, 7-9 or 0 bottom right, test only those; the pointer is
+            any digit. ``batch_size``: default 50, the paper's visual recipe's.
         dtype: ``"float32"`` (pixels in [0, 1]) or ``"uint8"`` (the raw pixels 0-255, the
             same images: a quarter of the bytes to write and to copy to an accelerator).
 
@@ -247,19 +230,21 @@ def block_dataset(
         >>> x.shape, y.shape
         (TensorShape([50, 80, 80, 1]), TensorShape([50]))
     """
-    _validate(task, num_examples, split, seed, holdout, batch_size)
-    check_schedule(epochs, first_epoch)
+    r = stream_request(request, num_examples, fields, batch_size=50, holdout=False)
+    task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
+    _validate(task, num_examples, split, seed, holdout, r.batch_size)
+    check_schedule(r.epochs, r.first_epoch)
     check_dtype(dtype)
     key = _key(seed, split)
-    examples = make_examples(task, key, split, holdout, data_dir, dtype)
+    examples = make_examples(task, key, split, holdout, r.data_dir, dtype)
     return batched_dataset(
         examples,
         num_examples,
-        batch_size,
+        r.batch_size,
         key,
-        shuffle=shuffle,
-        epochs=epochs,
-        first_epoch=first_epoch,
+        shuffle=r.shuffle,
+        epochs=r.epochs,
+        first_epoch=r.first_epoch,
         outputs=("x", "y"),
         chunk_examples=CHUNK_EXAMPLES,
     )

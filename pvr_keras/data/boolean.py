@@ -14,6 +14,8 @@ import tensorflow as tf
 from pvr_keras.data import keys, random
 from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.pipeline import batched_dataset, check_positive, check_schedule
+from pvr_keras.data.request import StreamRequest, stream_request
+from pvr_keras.tasks import aggregations
 from pvr_keras.tasks.boolean import (
     BooleanFunction,
     check_target,
@@ -30,17 +32,49 @@ def stream_key(task, seed, split, holdout):
     return keys.boolean_stream_key(task.num_bits, seed, split, split_frozen(task, holdout, split))
 
 
+def _parity(window, present):
+    return tf.reduce_prod(tf.where(present, window, 1), axis=1)
+
+
+def _majority(window, present):
+    return tf.sign(tf.reduce_sum(tf.where(present, window, 0), axis=1))
+
+
+def _min(window, present):
+    return tf.reduce_min(tf.where(present, window, 1), axis=1)
+
+
+def _max(window, present):
+    return tf.reduce_max(tf.where(present, window, -1), axis=1)
+
+
+# The TensorFlow rules, by name (``tasks.aggregations.NUMPY_BOOLEAN``'s twins).
+TF_RULES = {"parity": _parity, "majority": _majority, "min": _min, "max": _max}
+
+
 def tf_aggregate(aggregation, window, present):
     """TF twin of ``tasks.boolean.aggregate_bits``: (B, w) +1/-1 and where present -> (B,)."""
-    if aggregation == "parity":
-        return tf.reduce_prod(tf.where(present, window, 1), axis=1)
-    if aggregation == "majority":
-        return tf.sign(tf.reduce_sum(tf.where(present, window, 0), axis=1))
-    if aggregation == "min":
-        return tf.reduce_min(tf.where(present, window, 1), axis=1)
-    if aggregation == "max":
-        return tf.reduce_max(tf.where(present, window, -1), axis=1)
-    raise ValueError(f"unknown aggregation {aggregation!r}")
+    found = TF_RULES.get(aggregation)
+    if found is not None:
+        return found(window, present)
+    own = aggregations.rule(aggregation, "tensorflow", "boolean")
+    return tf.cast(own(window, present), tf.float32)
+
+
+def check_rule(task):
+    """A Boolean aggregation of yours agrees with its NumPy rule on TensorFlow before it makes
+    any example (``tasks.aggregations.check_backend``)."""
+    if task.aggregation is None or task.aggregation in TF_RULES:
+        return
+    width = len(task.subset) if isinstance(task, BooleanFunction) else task.window
+
+    def compute(window, present):
+        own = aggregations.rule(task.aggregation, "tensorflow", "boolean")
+        run = tf.function(lambda w, p: own(w, p), jit_compile=True, autograph=False)
+        return run(tf.constant(window), tf.constant(present)).numpy()
+
+    aggregations.check_backend(task.aggregation, "tensorflow", compute, width=width,
+                               family="boolean")  # fmt: skip
 
 
 def tf_label(task, x):
@@ -75,6 +109,7 @@ def make_examples(task, key, frozen):
     d = task.num_bits
     shifts = tf.constant(np.arange(d), tf.uint64)
     keep = tf.constant([not (frozen >> j) & 1 for j in range(d)])
+    check_rule(task)
 
     def examples(index):
         bits = random.random_bits(key, index, 1)  # (B, 1): bit j of the hash is x_j
@@ -95,28 +130,15 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     frozen_bits(holdout, task.num_bits)
 
 
-def boolean_dataset(
-    task,
-    num_examples,
-    *,
-    split="train",
-    seed=0,
-    holdout=0,
-    batch_size=64,
-    shuffle=True,
-    epochs=1,
-    first_epoch=0,
-):
+def boolean_dataset(request=None, num_examples=None, /, **fields):
     """A tf.data pipeline of batched Boolean examples ``(x, y)``.
 
     Args:
-        task: a ``BooleanTask`` (or a ``BooleanFunction``).
-        num_examples: size of the split (the same examples every epoch).
-        split: ``"train"`` or ``"test"``; independent streams.
-        seed: non-negative integer; same seed, same examples, on every backend and run.
-        holdout: the frozen bits as a subset integer (bit j set: x_j = +1 in training;
-            ``tasks.boolean.frozen_mask``). The test split is never frozen.
-        batch_size, shuffle, epochs, first_epoch: as ``token_dataset``.
+        request: a ``StreamRequest`` (``data.request``) of a ``BooleanTask`` (or a
+            ``BooleanFunction``), or the task, with ``num_examples`` and the request's other
+            fields as keywords, as ``token_dataset`` (``batch_size`` default 64). Its
+            ``holdout`` is the frozen bits as a subset integer (bit j set: x_j = +1 in
+            training; ``tasks.boolean.frozen_mask``); the test split is never frozen.
 
     Returns:
         ``tf.data.Dataset`` of (x int8 (batch, d) of +1/-1, y float32 (batch,)).
@@ -127,13 +149,15 @@ def boolean_dataset(
         >>> bool((x.numpy()[:, 7] == 1).all())
         True
     """
-    _validate(task, num_examples, split, seed, holdout, batch_size)
-    check_schedule(epochs, first_epoch)
+    r = stream_request(request, num_examples, fields, batch_size=64)
+    task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
+    _validate(task, num_examples, split, seed, holdout, r.batch_size)
+    check_schedule(r.epochs, r.first_epoch)
     key = stream_key(task, seed, split, holdout)
     examples = make_examples(task, key, split_frozen(task, holdout, split))
     return batched_dataset(
-        examples, num_examples, batch_size, key, shuffle=shuffle, epochs=epochs,
-        first_epoch=first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,
+        examples, num_examples, r.batch_size, key, shuffle=r.shuffle, epochs=r.epochs,
+        first_epoch=r.first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,
     )  # fmt: skip
 
 
@@ -156,7 +180,7 @@ def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), hold
     holdout = holdout_of(task, frozen, holdout)
     _validate(task, num_examples, split, seed, holdout, 1)
     check_memory(check_size(num_examples), task.num_bits + 4, "boolean_arrays")
-    ds = boolean_dataset(task, num_examples, split=split, seed=seed, holdout=holdout,
-                         batch_size=min(num_examples, 65_536), shuffle=False)  # fmt: skip
+    ds = boolean_dataset(StreamRequest(task, num_examples, split, seed, holdout,
+                                       min(num_examples, 65_536), shuffle=False))  # fmt: skip
     xs, ys = zip(*((x.numpy(), y.numpy()) for x, y in ds), strict=True)
     return np.concatenate(xs), np.concatenate(ys)

@@ -18,6 +18,7 @@ Example:
 
 import functools
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -25,7 +26,8 @@ from pvr_keras.data import jax_random, keys
 from pvr_keras.data.checks import check_memory
 from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
 from pvr_keras.data.device_stream import collect as _collect
-from pvr_keras.tasks import TokenTask
+from pvr_keras.data.request import StreamRequest, stream_request
+from pvr_keras.tasks import TokenTask, aggregations
 
 ARRAY_BATCH = 65_536
 
@@ -36,41 +38,77 @@ def _check_task(task):
     return task
 
 
-def jax_aggregate(aggregation, window, num_values):
-    """JAX twin of ``tasks.aggregate`` on a window given as a list of w (B,) int32 arrays.
+# The JAX rules take the window as a list of w (B,) int32 arrays and are elementwise only
+# (no sort, no gather, no one-hot): XLA then makes the whole label one vectorised loop.
+# O(w^2) comparisons for median and maj_vote, none depending on num_values.
 
-    Elementwise only (no sort, no gather, no one-hot): XLA then makes the whole label one
-    vectorised loop. O(w^2) comparisons for ``median`` and ``maj_vote``, none depending on
-    ``num_values``.
-    """
+
+def _mod_sum(window, num_values):
+    return sum(window[1:], window[0]) % num_values
+
+
+def _min(window, num_values):
+    del num_values
+    return functools.reduce(jnp.minimum, window)
+
+
+def _max(window, num_values):
+    del num_values
+    return functools.reduce(jnp.maximum, window)
+
+
+def _median(window, num_values):
+    # The lower median is the value of rank (w - 1) // 2, ties ranked by position.
+    del num_values
     w = len(window)
-    if aggregation == "mod_sum":
-        return sum(window[1:], window[0]) % num_values
-    if aggregation == "min":
-        return functools.reduce(jnp.minimum, window)
-    if aggregation == "max":
-        return functools.reduce(jnp.maximum, window)
-    if aggregation == "median":
-        # The lower median is the value of rank (w - 1) // 2, ties ranked by position.
-        out = jnp.zeros_like(window[0])
-        for j, v in enumerate(window):
-            rank = sum(
-                ((u < v) | ((u == v) & (i < j))).astype(jnp.int32)
-                for i, u in enumerate(window)
-                if i != j
-            )
-            out = jnp.where(rank == (w - 1) // 2, v, out)
-        return out
-    if aggregation == "maj_vote":
-        # Score count * num_values + (num_values - 1 - value) is distinct per value and
-        # largest for the most common value, ties going to the smallest.
-        best = None
-        for v in window:
-            count = sum((u == v).astype(jnp.int32) for u in window)
-            score = count * num_values + (num_values - 1 - v)
-            best = score if best is None else jnp.maximum(best, score)
-        return num_values - 1 - best % num_values
-    raise ValueError(f"unknown aggregation {aggregation!r}")
+    out = jnp.zeros_like(window[0])
+    for j, v in enumerate(window):
+        rank = sum(
+            ((u < v) | ((u == v) & (i < j))).astype(jnp.int32)
+            for i, u in enumerate(window)
+            if i != j
+        )
+        out = jnp.where(rank == (w - 1) // 2, v, out)
+    return out
+
+
+def _maj_vote(window, num_values):
+    # Score count * num_values + (num_values - 1 - value) is distinct per value and
+    # largest for the most common value, ties going to the smallest.
+    best = None
+    for v in window:
+        count = sum((u == v).astype(jnp.int32) for u in window)
+        score = count * num_values + (num_values - 1 - v)
+        best = score if best is None else jnp.maximum(best, score)
+    return num_values - 1 - best % num_values
+
+
+# The JAX rules, by name (``tasks.aggregations.NUMPY``'s twins).
+JAX_RULES = {"mod_sum": _mod_sum, "median": _median, "maj_vote": _maj_vote, "min": _min,
+             "max": _max}  # fmt: skip
+
+
+def jax_aggregate(aggregation, window, num_values):
+    """JAX twin of ``tasks.aggregate`` on a window given as a list of w (B,) int32 arrays
+    (an ``Aggregation`` of yours gets them stacked, (B, w))."""
+    found = JAX_RULES.get(aggregation)
+    if found is not None:
+        return found(window, num_values)
+    own = aggregations.rule(aggregation, "jax")
+    return own(jnp.stack(window, axis=1), num_values).astype(jnp.int32)
+
+
+def check_rule(aggregation, width, num_values):
+    """An aggregation of yours agrees with its NumPy rule on JAX (jitted, as the examples
+    are) before it makes any (``tasks.aggregations.check_backend``)."""
+    if aggregation in JAX_RULES:
+        return
+
+    def compute(window, num_values):
+        own = aggregations.rule(aggregation, "jax")
+        return np.asarray(jax.jit(lambda w: own(w, num_values))(jnp.asarray(window, jnp.int32)))
+
+    aggregations.check_backend(aggregation, "jax", compute, width=width, num_values=num_values)
 
 
 def jax_label(task, x):
@@ -169,6 +207,7 @@ def make_examples(task, key, split, holdout=0):
     would break XLA's vectorised loop), stored once before the label reads them.
     """
     _check_holdout_size(task, holdout)
+    check_rule(task.aggregation, task.window, task.num_values)
     seq_len, n, w = task.seq_len, task.num_positions, task.window
     columns = [seq_len, *range(1, seq_len)]  # x[:, c] comes from slot columns[c]
     bounds = np.array([task.pointer_values] + [task.num_values] * n, np.uint32)
@@ -204,45 +243,31 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     _check_holdout_size(task, holdout)
 
 
-def token_stream(
-    task,
-    num_examples,
-    *,
-    split="train",
-    seed=0,
-    holdout=0,
-    batch_size=1024,
-    shuffle=True,
-    epochs=1,
-    first_epoch=0,
-):
+def token_stream(request=None, num_examples=None, /, **fields):
     """Batched token PVR examples made on the JAX device: ``token_dataset``'s twin.
 
     Args:
-        task: the ``TokenTask``.
-        num_examples: size of the split (below 2^31).
-        split, seed, holdout: as ``token_dataset``; the same arguments give the same examples.
-        batch_size: examples per batch (the last batch of an epoch may be smaller).
-        shuffle: visit the examples in a new order each epoch, ``token_dataset``'s order.
-        epochs: passes (``None`` repeats forever, for ``fit(steps_per_epoch=...)``).
-        first_epoch: epoch number of the first pass; it keys the order, so a resumed run
-            sees what an uninterrupted one would.
+        request: a ``StreamRequest`` (``data.request``) of a ``TokenTask``, or the task, with
+            ``num_examples`` (below 2^31) and the request's other fields as keywords, as
+            ``token_dataset``: the same request gives the same examples in the same order.
 
     Returns:
         A ``DeviceStream`` (a ``keras.utils.PyDataset``) of (x int32 (batch, seq_len),
         y int32 (batch,)) ``jax.Array`` batches; ``stream.with_distribution(dp)`` shards
         them over a ``keras.distribution.DataParallel``.
     """
-    _validate(task, num_examples, split, seed, holdout, batch_size)
+    r = stream_request(request, num_examples, fields, batch_size=1024)
+    task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
+    _validate(task, num_examples, split, seed, holdout, r.batch_size)
     key = keys.token_stream_key(task, seed, split, holdout)
     return DeviceStream(
         make_examples(task, key, split, holdout),
         num_examples,
-        batch_size,
+        r.batch_size,
         key,
-        shuffle=shuffle,
-        epochs=epochs,
-        first_epoch=first_epoch,
+        shuffle=r.shuffle,
+        epochs=r.epochs,
+        first_epoch=r.first_epoch,
     )
 
 
@@ -251,12 +276,7 @@ def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
     made on the device: equal to ``data.token_arrays`` for the same arguments."""
     check_memory(check_num_examples(num_examples), 8 * (task.seq_len + 1), "token_arrays")
     stream = token_stream(
-        task,
-        num_examples,
-        split=split,
-        seed=seed,
-        holdout=holdout,
-        batch_size=min(num_examples, ARRAY_BATCH),
-        shuffle=False,
-    )
+        StreamRequest(task, num_examples, split, seed, holdout, min(num_examples, ARRAY_BATCH),
+                      shuffle=False)
+    )  # fmt: skip
     return _collect(stream)

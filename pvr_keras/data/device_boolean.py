@@ -13,6 +13,7 @@ Example:
     ((64, 11), (64,))
 """
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -20,22 +21,54 @@ from pvr_keras.data import jax_random, keys
 from pvr_keras.data.checks import check_memory
 from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
 from pvr_keras.data.device_stream import collect as _collect
+from pvr_keras.data.request import StreamRequest, stream_request
+from pvr_keras.tasks import aggregations
 from pvr_keras.tasks.boolean import BooleanFunction, check_target, holdout_of, split_frozen
 
 ARRAY_BATCH = 65_536
 
 
+def _parity(window, present):
+    return jnp.prod(jnp.where(present, window, 1.0), axis=1)
+
+
+def _majority(window, present):
+    return jnp.sign(jnp.sum(jnp.where(present, window, 0.0), axis=1))
+
+
+def _min(window, present):
+    return jnp.min(jnp.where(present, window, 1.0), axis=1)
+
+
+def _max(window, present):
+    return jnp.max(jnp.where(present, window, -1.0), axis=1)
+
+
+# The JAX rules, by name (``tasks.aggregations.NUMPY_BOOLEAN``'s twins).
+JAX_RULES = {"parity": _parity, "majority": _majority, "min": _min, "max": _max}
+
+
 def jax_aggregate(aggregation, window, present):
     """The twin of ``boolean.tf_aggregate``: (B, w) float +1/-1, bool present -> (B,)."""
-    if aggregation == "parity":
-        return jnp.prod(jnp.where(present, window, 1.0), axis=1)
-    if aggregation == "majority":
-        return jnp.sign(jnp.sum(jnp.where(present, window, 0.0), axis=1))
-    if aggregation == "min":
-        return jnp.min(jnp.where(present, window, 1.0), axis=1)
-    if aggregation == "max":
-        return jnp.max(jnp.where(present, window, -1.0), axis=1)
-    raise ValueError(f"unknown aggregation {aggregation!r}")
+    found = JAX_RULES.get(aggregation)
+    if found is not None:
+        return found(window, present)
+    own = aggregations.rule(aggregation, "jax", "boolean")
+    return own(window, present).astype(jnp.float32)
+
+
+def check_rule(task):
+    """A Boolean aggregation of yours agrees with its NumPy rule on JAX before it makes any
+    example (``tasks.aggregations.check_backend``)."""
+    if task.aggregation is None or task.aggregation in JAX_RULES:
+        return
+    width = len(task.subset) if isinstance(task, BooleanFunction) else task.window
+
+    def compute(window, present):
+        own = aggregations.rule(task.aggregation, "jax", "boolean")
+        return np.asarray(jax.jit(own)(jnp.asarray(window), jnp.asarray(present)))
+
+    aggregations.check_backend(task.aggregation, "jax", compute, width=width, family="boolean")
 
 
 def jax_label(task, x):
@@ -69,6 +102,7 @@ def make_examples(task, key, frozen):
     word = np.array([1 if j >= 32 else 0 for j in range(d)])  # 1: the high word
     shift = np.array([j % 32 for j in range(d)], np.uint32)
     keep = np.array([not (frozen >> j) & 1 for j in range(d)])
+    check_rule(task)
 
     def examples(index, constants=()):
         del constants
@@ -81,29 +115,20 @@ def make_examples(task, key, frozen):
     return examples
 
 
-def boolean_stream(
-    task,
-    num_examples,
-    *,
-    split="train",
-    seed=0,
-    holdout=0,
-    batch_size=64,
-    shuffle=True,
-    epochs=1,
-    first_epoch=0,
-):
+def boolean_stream(request=None, num_examples=None, /, **fields):
     """Batched Boolean examples made on the JAX device: ``boolean_dataset``'s twin (same
-    arguments, same examples, same order); a ``DeviceStream`` of (x int8, y float32)."""
+    request, same examples, same order); a ``DeviceStream`` of (x int8, y float32)."""
+    r = stream_request(request, num_examples, fields, batch_size=64)
+    task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
     check_target(task)
     check_num_examples(num_examples)
-    check_positive("batch_size", batch_size)
+    check_positive("batch_size", r.batch_size)
     keys.check_split(split)
     keys.check_seed(seed)
     frozen = split_frozen(task, holdout, split)
     key = keys.boolean_stream_key(task.num_bits, seed, split, frozen)
-    return DeviceStream(make_examples(task, key, frozen), num_examples, batch_size, key,
-                        shuffle=shuffle, epochs=epochs, first_epoch=first_epoch)  # fmt: skip
+    return DeviceStream(make_examples(task, key, frozen), num_examples, r.batch_size, key,
+                        shuffle=r.shuffle, epochs=r.epochs, first_epoch=r.first_epoch)  # fmt: skip
 
 
 def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), holdout=0):
@@ -111,6 +136,7 @@ def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), hold
     ``data.boolean_arrays`` for the same arguments."""
     holdout = holdout_of(task, frozen, holdout)
     check_memory(check_num_examples(num_examples), task.num_bits + 4, "boolean_arrays")
-    stream = boolean_stream(task, num_examples, split=split, seed=seed, holdout=holdout,
-                            batch_size=min(num_examples, ARRAY_BATCH), shuffle=False)  # fmt: skip
+    request = StreamRequest(task, num_examples, split, seed, holdout,
+                            min(num_examples, ARRAY_BATCH), shuffle=False)  # fmt: skip
+    stream = boolean_stream(request)
     return _collect(stream)

@@ -22,6 +22,7 @@ from pvr_keras.data import jax_random, keys
 from pvr_keras.data.checks import check_memory
 from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
 from pvr_keras.data.device_stream import collect as _collect
+from pvr_keras.data.request import stream_request
 from pvr_keras.tasks import BlockTask, TokenTask
 
 SLOTS_PER_CELL = 3  # as block.py: image, row offset, column offset
@@ -112,6 +113,7 @@ def make_block_examples(task, key, static, dtype="float32"):
     g, cell, channels, cells = task.grid, task.cell, task.channels, task.num_cells
     digit_to_cell = task.digit_to_value_cell.astype(np.int32)
     sizes, pooled = static["sizes"], static["pooled"]
+    token_device.check_rule(task.aggregation, task.window, task.num_classes)
 
     def place(images, index, offsets):
         """Cell k's tile (B, cell, cell, C): zeros with each image at its offset."""
@@ -198,38 +200,27 @@ def _block_key(seed, split):
     return keys.stream_key(seed, split)
 
 
-def block_stream(
-    task,
-    num_examples,
-    *,
-    split,
-    seed,
-    holdout=False,
-    batch_size=50,
-    shuffle=True,
-    epochs=1,
-    first_epoch=0,
-    data_dir=None,
-    dtype="float32",
-):
+def block_stream(request=None, num_examples=None, /, *, dtype="float32", **fields):
     """Batched block-style visual PVR examples made on the JAX device: ``block_dataset``'s
-    twin (same arguments, same batches in the same order).
+    twin (the same request, the same batches in the same order).
 
     Returns:
         A ``DeviceStream`` (a ``keras.utils.PyDataset``) of (x (batch, *task.image_shape) of
         ``dtype``, y int32 (batch,)) ``jax.Array`` batches.
     """
-    _check_block(task, num_examples, split, seed, holdout, batch_size, dtype)
-    constants, static = block_source(task, split, holdout, data_dir)
+    r = stream_request(request, num_examples, fields, batch_size=50, holdout=False)
+    task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
+    _check_block(task, num_examples, split, seed, holdout, r.batch_size, dtype)
+    constants, static = block_source(task, split, holdout, r.data_dir)
     key = _block_key(seed, split)
     return DeviceStream(
         make_block_examples(task, key, static, dtype),
         num_examples,
-        batch_size,
+        r.batch_size,
         key,
-        shuffle=shuffle,
-        epochs=epochs,
-        first_epoch=first_epoch,
+        shuffle=r.shuffle,
+        epochs=r.epochs,
+        first_epoch=r.first_epoch,
         chunk_examples=CHUNK_EXAMPLES,
         constants=constants,
     )
@@ -308,36 +299,26 @@ def make_sequence_examples(task, seed, split, holdout=0):
     return examples, key
 
 
-def sequence_stream(
-    task,
-    num_examples,
-    *,
-    split,
-    seed,
-    holdout=0,
-    batch_size=50,
-    shuffle=True,
-    epochs=1,
-    first_epoch=0,
-    data_dir=None,
-):
+def sequence_stream(request=None, num_examples=None, /, **fields):
     """Batched image-sequence PVR examples made on the JAX device: ``sequence_dataset``'s
-    twin (same arguments, same batches in the same order).
+    twin (the same request, the same batches in the same order).
 
     Returns:
         A ``DeviceStream`` of (x float32 (batch, seq_len, 28, 28, 1), y int32 (batch,)).
     """
-    _check_sequence(task, num_examples, split, seed, holdout, batch_size)
-    constants, _ = sequence_source(task, split, data_dir)
+    r = stream_request(request, num_examples, fields, batch_size=50)
+    task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
+    _check_sequence(task, num_examples, split, seed, holdout, r.batch_size)
+    constants, _ = sequence_source(task, split, r.data_dir)
     examples, key = make_sequence_examples(task, seed, split, holdout)
     return DeviceStream(
         examples,
         num_examples,
-        batch_size,
+        r.batch_size,
         key,
-        shuffle=shuffle,
-        epochs=epochs,
-        first_epoch=first_epoch,
+        shuffle=r.shuffle,
+        epochs=r.epochs,
+        first_epoch=r.first_epoch,
         chunk_examples=CHUNK_EXAMPLES,
         constants=constants,
     )

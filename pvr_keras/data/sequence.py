@@ -20,6 +20,7 @@ from pvr_keras.data.pipeline import (
     check_schedule,
     collect_arrays,
 )
+from pvr_keras.data.request import stream_request
 from pvr_keras.tasks import TokenTask
 
 NUM_DIGITS = 10
@@ -79,33 +80,16 @@ def make_examples(task, seed, split, holdout=0, data_dir=None):
     return examples, key
 
 
-def sequence_dataset(
-    task,
-    num_examples,
-    *,
-    split,
-    seed,
-    holdout=0,
-    batch_size=50,
-    shuffle=True,
-    epochs=1,
-    first_epoch=0,
-    data_dir=None,
-):
+def sequence_dataset(request=None, num_examples=None, /, **fields):
     """A tf.data pipeline of batched image-sequence PVR examples ``(x, y)`` (Figure 2).
 
     Args:
-        task: the ``TokenTask`` (``num_values <= 10``: tokens are drawn as MNIST digits).
-        num_examples: size of the split (the same examples every epoch).
-        split: ``"train"`` or ``"test"``; digits come from the matching MNIST split.
-        seed: non-negative integer; same seed, same examples, on every backend and run.
-        holdout: holdout-k of the token task (Section 6.2), applied to the tokens.
-        batch_size: examples per batch (the last batch of an epoch may be smaller).
-        shuffle: visit the examples in a new pseudo-random order each epoch (the same order
-            as ``token_dataset``).
-        epochs: number of passes (``None`` repeats forever).
-        first_epoch: epoch number of the first pass; it keys the shuffle order.
-        data_dir: prepared TFDS data dir (default ``TFDS_DATA_DIR`` or ~/tensorflow_datasets).
+        request: a ``StreamRequest`` (``data.request``) of a ``TokenTask`` (``num_values <=
+            10``: tokens are drawn as MNIST digits), or the task, with ``num_examples`` and
+            the request's other fields as keywords, as ``token_dataset`` (the same order;
+            ``batch_size`` default 50). Digits come from the ``split``'s MNIST split in
+            ``data_dir`` (prepared; default ``TFDS_DATA_DIR`` or ~/tensorflow_datasets);
+            ``holdout`` is the token task's holdout-k, applied to the tokens.
 
     Returns:
         ``tf.data.Dataset`` of (x float32 (batch, seq_len, 28, 28, 1) in [0, 1], y int32
@@ -118,17 +102,19 @@ def sequence_dataset(
         >>> x.shape
         TensorShape([50, 11, 28, 28, 1])
     """
-    _validate(task, num_examples, split, seed, holdout, batch_size)
-    check_schedule(epochs, first_epoch)
-    examples, key = make_examples(task, seed, split, holdout, data_dir)
+    r = stream_request(request, num_examples, fields, batch_size=50)
+    task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
+    _validate(task, num_examples, split, seed, holdout, r.batch_size)
+    check_schedule(r.epochs, r.first_epoch)
+    examples, key = make_examples(task, seed, split, holdout, r.data_dir)
     return batched_dataset(
         examples,
         num_examples,
-        batch_size,
+        r.batch_size,
         key,
-        shuffle=shuffle,
-        epochs=epochs,
-        first_epoch=first_epoch,
+        shuffle=r.shuffle,
+        epochs=r.epochs,
+        first_epoch=r.first_epoch,
         outputs=("x", "y"),
         chunk_examples=CHUNK_EXAMPLES,
     )

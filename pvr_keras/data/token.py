@@ -17,27 +17,64 @@ from pvr_keras.data.pipeline import (
     check_positive,
     check_schedule,
 )
-from pvr_keras.tasks import TokenTask
+from pvr_keras.data.request import StreamRequest, stream_request
+from pvr_keras.tasks import TokenTask, aggregations
 
 CHUNK_EXAMPLES = 32_768
 
 
+def _mod_sum(window, num_values):
+    return tf.math.floormod(tf.reduce_sum(window, axis=1), num_values)
+
+
+def _median(window, num_values):
+    del num_values
+    return tf.sort(window, axis=1)[:, (window.shape[1] - 1) // 2]
+
+
+def _maj_vote(window, num_values):
+    counts = tf.reduce_sum(tf.one_hot(window, num_values, dtype=tf.int64), axis=1)
+    # Break ties towards the smallest value explicitly: argmax gives no tie guarantee.
+    score = counts * num_values + tf.range(num_values - 1, -1, -1, dtype=tf.int64)
+    return tf.argmax(score, axis=1, output_type=tf.int64)
+
+
+def _min(window, num_values):
+    del num_values
+    return tf.reduce_min(window, axis=1)
+
+
+def _max(window, num_values):
+    del num_values
+    return tf.reduce_max(window, axis=1)
+
+
+# The TensorFlow rules, by name (``tasks.aggregations.NUMPY``'s twins).
+TF_RULES = {"mod_sum": _mod_sum, "median": _median, "maj_vote": _maj_vote, "min": _min,
+            "max": _max}  # fmt: skip
+
+
 def tf_aggregate(aggregation, window, num_values):
     """TF twin of ``tasks.aggregate``: window (B, w) int64 -> (B,) int64."""
-    if aggregation == "mod_sum":
-        return tf.math.floormod(tf.reduce_sum(window, axis=1), num_values)
-    if aggregation == "median":
-        return tf.sort(window, axis=1)[:, (window.shape[1] - 1) // 2]
-    if aggregation == "maj_vote":
-        counts = tf.reduce_sum(tf.one_hot(window, num_values, dtype=tf.int64), axis=1)
-        # Break ties towards the smallest value explicitly: argmax gives no tie guarantee.
-        score = counts * num_values + tf.range(num_values - 1, -1, -1, dtype=tf.int64)
-        return tf.argmax(score, axis=1, output_type=tf.int64)
-    if aggregation == "min":
-        return tf.reduce_min(window, axis=1)
-    if aggregation == "max":
-        return tf.reduce_max(window, axis=1)
-    raise ValueError(f"unknown aggregation {aggregation!r}")
+    found = TF_RULES.get(aggregation)
+    if found is not None:
+        return found(window, num_values)
+    return tf.cast(aggregations.rule(aggregation, "tensorflow")(window, num_values), tf.int64)
+
+
+def check_rule(aggregation, width, num_values):
+    """An aggregation of yours agrees with its NumPy rule on TensorFlow (compiled as the
+    examples are) before it makes any (``tasks.aggregations.check_backend``)."""
+    if aggregation in TF_RULES:
+        return
+
+    def compute(window, num_values):
+        own = aggregations.rule(aggregation, "tensorflow")
+        run = tf.function(lambda w: own(w, num_values), jit_compile=True, autograph=False)
+        return run(tf.constant(window)).numpy()
+
+    aggregations.check_backend(aggregation, "tensorflow", compute, width=width,
+                               num_values=num_values)  # fmt: skip
 
 
 def tf_label(task, x):
@@ -89,6 +126,7 @@ def make_examples(task, key, split, holdout=0):
     Slots of the hash: 0..seq_len-1 the tokens, seq_len the pointer, seq_len+1 the window.
     """
     n = task.num_positions
+    check_rule(task.aggregation, task.window, task.num_values)
 
     def examples(index):
         bits = random.random_bits(key, index, task.seq_len + 2)
@@ -118,36 +156,19 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     task.check_holdout(holdout)
 
 
-def token_dataset(
-    task,
-    num_examples,
-    *,
-    split="train",
-    seed=0,
-    holdout=0,
-    batch_size=1024,
-    shuffle=True,
-    epochs=1,
-    first_epoch=0,
-):
+def token_dataset(request=None, num_examples=None, /, **fields):
     """A tf.data pipeline of batched token PVR examples ``(x, y)``.
 
     Args:
-        task: the ``TokenTask``.
-        num_examples: size of the split (the same examples every epoch).
-        split: ``"train"`` or ``"test"``; independent streams.
-        seed: non-negative integer; same seed, same examples, on every backend and run.
-        holdout: holdout-k of Section 6.2 (0 = IID). Train never has a held-out tuple in its
-            value window; test has only held-out tuples there.
-        batch_size: examples per batch (the last batch of an epoch may be smaller).
-        shuffle: visit the examples in a new pseudo-random order each epoch, keyed by the
-            epoch number. Iterated again (``model.fit(ds, epochs=N)`` does so once per
-            epoch), the dataset goes on to the next epoch's order.
-        epochs: passes per iteration (``None`` repeats forever, for
-            ``fit(steps_per_epoch=...)``).
-        first_epoch: epoch number of the first pass; it keys the shuffle order, so a resumed
-            run (``fit(..., initial_epoch=k)`` on ``first_epoch=k``) sees the same orders as
-            an uninterrupted one.
+        request: a ``StreamRequest`` (``data.request``) of a ``TokenTask``, or the task, with
+            ``num_examples`` and the request's other fields as keywords: ``split``, ``seed``,
+            ``holdout`` (holdout-k of Section 6.2, 0 = IID: train never has a held-out tuple
+            in its value window, test only those), ``batch_size`` (default 1024; the last
+            batch of an epoch may be smaller), ``shuffle`` (a new order each epoch, keyed by
+            the epoch number; iterated again, as ``model.fit(ds, epochs=N)`` does, the
+            dataset goes on to the next epoch's order), ``epochs`` (None repeats forever)
+            and ``first_epoch`` (it keys the order: a resumed run, ``fit(...,
+            initial_epoch=k)`` on ``first_epoch=k``, sees an uninterrupted one's orders).
 
     Returns:
         ``tf.data.Dataset`` of (x int32 (batch, seq_len), y int32 (batch,)).
@@ -158,8 +179,10 @@ def token_dataset(
         >>> x.shape, y.shape
         (TensorShape([256, 11]), TensorShape([256]))
     """
-    _validate(task, num_examples, split, seed, holdout, batch_size)
-    check_schedule(epochs, first_epoch)
+    r = stream_request(request, num_examples, fields, batch_size=1024)
+    task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
+    _validate(task, num_examples, split, seed, holdout, r.batch_size)
+    check_schedule(r.epochs, r.first_epoch)
     key = stream_key(task, seed, split, holdout)
     token_examples = make_examples(task, key, split, holdout)
 
@@ -170,8 +193,8 @@ def token_dataset(
     # Many batches per XLA call (CHUNK_EXAMPLES examples), sliced afterwards: the fixed cost
     # of running the graph is shared by ~32k examples instead of one batch.
     return batched_dataset(
-        examples, num_examples, batch_size, key, shuffle=shuffle, epochs=epochs,
-        first_epoch=first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,
+        examples, num_examples, r.batch_size, key, shuffle=r.shuffle, epochs=r.epochs,
+        first_epoch=r.first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,
     )  # fmt: skip
 
 
@@ -190,13 +213,8 @@ def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
     _validate(task, num_examples, split, seed, holdout, 1)
     check_memory(check_size(num_examples), 8 * (task.seq_len + 1), "token_arrays")
     ds = token_dataset(
-        task,
-        num_examples,
-        split=split,
-        seed=seed,
-        holdout=holdout,
-        batch_size=min(num_examples, 65_536),
-        shuffle=False,
-    )
+        StreamRequest(task, num_examples, split, seed, holdout, min(num_examples, 65_536),
+                      shuffle=False)
+    )  # fmt: skip
     xs, ys = zip(*((x.numpy(), y.numpy()) for x, y in ds), strict=True)
     return np.concatenate(xs), np.concatenate(ys)

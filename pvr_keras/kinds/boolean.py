@@ -8,6 +8,7 @@ error, twice the paper's generalisation error.
 
 from pvr_keras.kinds.spec import TaskKind, register_kind
 from pvr_keras.recipe import BOOLEAN
+from pvr_keras.tasks.aggregations import slug as aggregation_slug
 from pvr_keras.tasks.boolean import BooleanTask, frozen_bits
 
 # Always in a Boolean run's identity, whatever their value.
@@ -29,7 +30,8 @@ def check(task, holdout):
 def id_parts(run):
     """``p3-w3-majority-truncated[-frozen7]``."""
     task = run.task
-    parts = [f"p{task.pointer_bits}", f"w{task.window}", task.aggregation, task.window_mode]
+    parts = [f"p{task.pointer_bits}", f"w{task.window}", aggregation_slug(task.aggregation),
+             task.window_mode]  # fmt: skip
     if task.value_bits is not None:
         parts.append(f"v{task.value_bits}")
     bits = frozen_bits(run.data.holdout, task.num_bits)

@@ -4,6 +4,7 @@ that digit (Figure 2), ``TokenTask``; trained on the paper's visual recipe."""
 from pvr_keras.kinds.spec import TaskKind, register_kind
 from pvr_keras.recipe import VISUAL
 from pvr_keras.tasks import TokenTask
+from pvr_keras.tasks.aggregations import slug as aggregation_slug
 
 # The fields every image-sequence run has been recorded with (image_sequence.py; its model
 # fields are the image_sequence builder's arguments, model_kwargs).
@@ -29,7 +30,7 @@ def check(task, holdout):
 
 
 def id_parts(run):
-    return [f"w{run.task.window}", run.task.aggregation] + (
+    return [f"w{run.task.window}", aggregation_slug(run.task.aggregation)] + (
         [f"h{run.data.holdout}"] if run.data.holdout else []
     )
 

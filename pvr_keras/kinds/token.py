@@ -3,6 +3,7 @@
 from pvr_keras.kinds.spec import TaskKind, register_kind
 from pvr_keras.recipe import TOKEN
 from pvr_keras.tasks import TokenTask
+from pvr_keras.tasks.aggregations import slug as aggregation_slug
 
 # The fields every token run has been recorded with, in the order the records show them.
 IDENTITY = (
@@ -23,7 +24,7 @@ def check(task, holdout):
 
 def id_parts(run):
     """``w2-mod_sum[-nopointer][-h1[-of123]]``."""
-    task, parts = run.task, [f"w{run.task.window}", run.task.aggregation]
+    task, parts = run.task, [f"w{run.task.window}", aggregation_slug(run.task.aggregation)]
     if not task.pointer:
         parts.append("nopointer")
     if run.data.holdout:

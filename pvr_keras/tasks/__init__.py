@@ -1,6 +1,6 @@
 """The PVR rules: pure, backend-free NumPy references (the tf.data pipelines follow them)."""
 
-from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate
+from pvr_keras.tasks.aggregations import AGGREGATIONS, Aggregation, aggregate
 from pvr_keras.tasks.block import BlockTask
 from pvr_keras.tasks.boolean import (
     BOOLEAN_AGGREGATIONS,
@@ -14,5 +14,5 @@ from pvr_keras.tasks.boolean import (
 from pvr_keras.tasks.token import WINDOW_MODES, TokenTask
 
 __all__ = ["AGGREGATIONS", "BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "WINDOW_MODES",
-           "BlockTask", "BooleanFunction", "BooleanTask", "TokenTask", "aggregate", "f3",
-           "frozen_bits", "frozen_mask"]  # fmt: skip
+           "Aggregation", "BlockTask", "BooleanFunction", "BooleanTask", "TokenTask", "aggregate",
+           "f3", "frozen_bits", "frozen_mask"]  # fmt: skip

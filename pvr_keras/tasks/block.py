@@ -26,7 +26,7 @@ import dataclasses
 import numpy as np
 
 from pvr_keras.fields import field
-from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregation
+from pvr_keras.tasks.aggregations import AGGREGATIONS, Names, aggregate, check_aggregation
 from pvr_keras.tasks.token import check_int, integer_tokens
 
 SOURCES = ("mnist", "cifar10")
@@ -50,7 +50,8 @@ class BlockTask:
         values: image source of the value cells, ``"mnist"`` or ``"cifar10"``. The pointer is
             always MNIST; with CIFAR-10 values it is replicated to 3 channels.
         window: number of value cells aggregated, ``1..grid*grid-1``.
-        aggregation: one of ``mod_sum, median, maj_vote, min, max``.
+        aggregation: one of ``mod_sum, median, maj_vote, min, max``, or a reference to an
+            ``Aggregation`` of yours.
 
     Example:
         >>> task = BlockTask()                       # 2x2, 40-pixel cells, MNIST values
@@ -67,7 +68,9 @@ class BlockTask:
     values: str = field("images of the value cells", SOURCES, default="mnist")
     window: int = field("value cells aggregated (complexity + 1)", default=1)
     aggregation: str = field(
-        "how the window's classes make the label", AGGREGATIONS, default="mod_sum"
+        "how the window's classes make the label (or 'my_aggs.py:NAME', an Aggregation of yours)",
+        Names(AGGREGATIONS),
+        default="mod_sum",
     )
 
     def __post_init__(self):
@@ -94,7 +97,7 @@ class BlockTask:
                 f"window must be between 1 and the number of value cells "
                 f"(grid*grid - 1 = {self.num_value_cells}); received {self.window}"
             )
-        check_aggregation(self.aggregation)
+        object.__setattr__(self, "aggregation", check_aggregation(self.aggregation))
 
     @property
     def num_cells(self):

@@ -8,7 +8,8 @@ value bit 0); the value bits are the next V (default 2**p), so d = p + V bits in
 (``num_bits``). The window is the w value bits from the pointed one: ``cyclic`` wraps over the
 value bits, ``truncated`` cuts the window at the last value bit. The label is the window's
 aggregation: ``parity`` (the product), ``majority`` (the sign of the sum, 0 on a tie), ``min``
-or ``max``, as float32. The paper's f3 is p=3, w=3, majority, truncated.
+or ``max`` (``tasks.aggregations``), or an ``Aggregation`` of yours by reference, as float32.
+The paper's f3 is p=3, w=3, majority, truncated.
 
 ``BooleanFunction``: a function given by its Fourier expansion (``{(0, 1): 1.0, ...}``: the
 coefficient of each monomial, a subset of bits), the parity or majority of a subset of bits,
@@ -30,8 +31,13 @@ import dataclasses
 import numpy as np
 
 from pvr_keras.fields import field
+from pvr_keras.tasks.aggregations import (
+    BOOLEAN_AGGREGATIONS,
+    Names,
+    aggregate_bits,
+    check_aggregation,
+)
 
-BOOLEAN_AGGREGATIONS = ("parity", "majority", "min", "max")
 BOOLEAN_WINDOW_MODES = ("cyclic", "truncated")
 MAX_BITS = 62  # a subset of bits is one int64 (the frozen bits of a holdout, a monomial)
 
@@ -53,24 +59,6 @@ def check_bits(x, num_bits):
     return x.astype(np.int8)
 
 
-def aggregate_bits(aggregation, window):
-    """The aggregation of each row of ``window`` ((N, w) of +1/-1; 0 marks a position cut
-    off a truncated window, left out): float32 (N,)."""
-    window = np.asarray(window, np.int64)
-    present = window != 0
-    if aggregation == "parity":
-        return np.where(present, window, 1).prod(axis=1).astype(np.float32)
-    if aggregation == "majority":
-        return np.sign(window.sum(axis=1)).astype(np.float32)
-    if aggregation == "min":
-        return np.where(present, window, 1).min(axis=1).astype(np.float32)
-    if aggregation == "max":
-        return np.where(present, window, -1).max(axis=1).astype(np.float32)
-    raise ValueError(
-        f"aggregation must be one of {', '.join(BOOLEAN_AGGREGATIONS)}; received {aggregation!r}"
-    )
-
-
 @dataclasses.dataclass(frozen=True)
 class BooleanTask:
     """PVR over bits (see the module docstring)."""
@@ -79,7 +67,9 @@ class BooleanTask:
                               default=3)  # fmt: skip
     window: int = field("value bits aggregated", default=1)
     aggregation: str = field(
-        "how the window's bits make the label", BOOLEAN_AGGREGATIONS, default="parity"
+        "how the window's bits make the label (or 'my_aggs.py:NAME', an Aggregation of yours)",
+        Names(BOOLEAN_AGGREGATIONS),
+        default="parity",
     )
     window_mode: str = field(
         "windows wrap over the value bits (cyclic) or stop at the last (truncated)",
@@ -105,11 +95,7 @@ class BooleanTask:
                 f"window must be between 1 and the {self.num_value_bits} value bits; received "
                 f"{self.window}"
             )
-        if self.aggregation not in BOOLEAN_AGGREGATIONS:
-            raise ValueError(
-                f"aggregation must be one of {', '.join(BOOLEAN_AGGREGATIONS)}; received "
-                f"{self.aggregation!r}"
-            )
+        object.__setattr__(self, "aggregation", check_aggregation(self.aggregation, "boolean"))
         if self.window_mode not in BOOLEAN_WINDOW_MODES:
             raise ValueError(
                 f"window_mode must be one of {', '.join(BOOLEAN_WINDOW_MODES)}; received "
@@ -179,7 +165,7 @@ class BooleanFunction:
             if any(_check_int("bit", b, 0) >= d for b in bits) or len(set(bits)) != len(bits):
                 raise ValueError(f"bits must be distinct, in 0..{d - 1}; received {bits}")
         if self.aggregation is not None:
-            aggregate_bits(self.aggregation, np.ones((0, 1)))  # checks the name
+            object.__setattr__(self, "aggregation", check_aggregation(self.aggregation, "boolean"))
             if not self.subset:
                 raise ValueError("a subset needs at least one bit")
 
@@ -271,5 +257,5 @@ def holdout_of(task, frozen=(), holdout=0):
 
 
 __all__ = ["BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "BooleanFunction", "BooleanTask",
-           "check_target", "f3", "frozen_bits", "frozen_mask", "holdout_of",
+           "aggregate_bits", "check_target", "f3", "frozen_bits", "frozen_mask", "holdout_of",
            "split_frozen"]  # fmt: skip

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from pvr_keras.fields import field
-from pvr_keras.tasks.aggregations import AGGREGATIONS, aggregate, check_aggregation
+from pvr_keras.tasks.aggregations import AGGREGATIONS, Names, aggregate, check_aggregation
 
 WINDOW_MODES = ("cyclic", "restricted")
 MAX_VALUES = 2**31 - 1  # tokens and labels are int32
@@ -61,7 +61,8 @@ class TokenTask:
         seq_len: tokens per sequence, pointer included (>= 2). The paper uses 11.
         num_values: vocabulary size; tokens are ``0..num_values-1`` and so are the labels.
         window: number of value positions aggregated (>= 1); complexity ``m = window - 1``.
-        aggregation: one of ``mod_sum, median, maj_vote, min, max``.
+        aggregation: one of ``mod_sum, median, maj_vote, min, max``, or a reference to an
+            ``Aggregation`` of yours (``"my_aggs.py:second_max"``, ``tasks.aggregations``).
         window_mode: ``"cyclic"`` or ``"restricted"`` (see the module docstring).
         pointer: ``False`` gives the pointer-less control of Appendix D (pointer always 0).
         holdout_values: the tuple whose permutations holdout-k holds out (Section 6.2), one
@@ -79,7 +80,9 @@ class TokenTask:
     num_values: int = field("token values (and classes)", default=10)
     window: int = field("window size (complexity + 1)", default=1)
     aggregation: str = field(
-        "how the window's values make the label", AGGREGATIONS, default="mod_sum"
+        "how the window's values make the label (or 'my_aggs.py:NAME', an Aggregation of yours)",
+        Names(AGGREGATIONS),
+        default="mod_sum",
     )
     window_mode: str = field(
         "windows wrap around, or only fitting ones are drawn", WINDOW_MODES, default="cyclic"
@@ -102,7 +105,7 @@ class TokenTask:
                 f"window must be between 1 and the number of value positions "
                 f"(seq_len - 1 = {self.num_positions}); received {self.window}"
             )
-        check_aggregation(self.aggregation)
+        object.__setattr__(self, "aggregation", check_aggregation(self.aggregation))
         if self.window_mode not in WINDOW_MODES:
             raise ValueError(
                 f"window_mode must be one of {', '.join(WINDOW_MODES)}; "
