@@ -52,9 +52,10 @@ import math
 
 from pvr_keras import cli
 from pvr_keras.runconfig import TOKEN
+from pvr_keras.tasks import AGGREGATIONS
 
 SWEEPS = ("size_window", "aggregations", "pointer", "holdout")
-ALL_AGGREGATIONS = __import__("pvr_keras.tasks").tasks.AGGREGATIONS  # the table's names, one place
+ALL_AGGREGATIONS = AGGREGATIONS  # the table's names (pvr_keras.tasks)
 PAPER_SIZES = (100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
 MASSIVE_SIZES = (3_000_000, 10_000_000, 50_000_000)  # Figure 11: MLP and MLP-Mixer only
 # The sweep's grid is the run flags given several values (--window 1 2 --seed 0 1); its older

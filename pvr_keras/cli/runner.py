@@ -227,7 +227,9 @@ class Recipe:
         builder's name for a reference), the own fields, ``placeholders``; an axis's
         values joined by ``-`` (``w{window}`` is ``w1-2`` for ``--window 1 2``)."""
         values = {**run.flat(), **to_dict(own)}
-        values["model"] = run.model.rpartition(":")[2] if ":" in run.model else run.model
+        for name in ("model", "aggregation"):  # a reference by its name, not its file's path
+            if isinstance(values.get(name), str):
+                values[name] = values[name].rpartition(":")[2]
         values.update({name: _joined(v) for name, v in (axes or {}).items()})
         if axes and "model" in axes:
             values["model"] = "-".join(m.rpartition(":")[2] for m in axes["model"])
