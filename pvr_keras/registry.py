@@ -39,6 +39,7 @@ import os
 import pathlib
 import sys
 
+from pvr_keras.checks import memory_bytes  # noqa: F401  (runconfig reads it here)
 from pvr_keras.errors import UntrustedCode
 
 MODEL_KINDS = ("token", "image", "sequence", "bits")
@@ -412,16 +413,6 @@ def estimated_params(spec, width):
         return None
     scale = width / PAPER_WIDTH_ARG if spec.width_arg else width
     return spec.params * max(1.0, scale) ** 2
-
-
-def memory_bytes():
-    """This machine's memory, in bytes (None where the system does not say)."""
-    import os
-
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def width_kwargs(model, scale):

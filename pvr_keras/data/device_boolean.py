@@ -17,8 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from pvr_keras.data import jax_random, keys
-from pvr_keras.data.checks import check_memory
-from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
+from pvr_keras.data.checks import check_memory, check_positive, check_size
+from pvr_keras.data.device_stream import DeviceStream
 from pvr_keras.data.device_stream import collect as _collect
 from pvr_keras.tasks.boolean import BooleanFunction, check_target, holdout_of, split_frozen
 
@@ -96,7 +96,7 @@ def boolean_stream(
     """Batched Boolean examples made on the JAX device: ``boolean_dataset``'s twin (same
     arguments, same examples, same order); a ``DeviceStream`` of (x int8, y float32)."""
     check_target(task)
-    check_num_examples(num_examples)
+    check_size(num_examples)
     check_positive("batch_size", batch_size)
     keys.check_split(split)
     keys.check_seed(seed)
@@ -110,7 +110,7 @@ def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), hold
     """The first ``num_examples`` examples of a split as NumPy, made on the device: equal to
     ``data.boolean_arrays`` for the same arguments."""
     holdout = holdout_of(task, frozen, holdout)
-    check_memory(check_num_examples(num_examples), task.num_bits + 4, "boolean_arrays")
+    check_memory(check_size(num_examples), task.num_bits + 4, "boolean_arrays")
     stream = boolean_stream(task, num_examples, split=split, seed=seed, holdout=holdout,
                             batch_size=min(num_examples, ARRAY_BATCH), shuffle=False)  # fmt: skip
     return _collect(stream)
