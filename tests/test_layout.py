@@ -47,8 +47,8 @@ def test_private_apis_only_in_compat():
 # The library's layers, lowest first: a module imports only from its own layer or below
 # (pvr_keras/__init__.py documents them). Names that are not packages are modules.
 LAYERS = (
-    ("errors", "files", "fields", "compat", "engines"),
-    ("registry", "tasks", "recipe"),
+    ("checks", "errors", "files", "fields", "compat", "engines"),
+    ("registry", "tasks", "hyperparams", "recipe"),
     ("kinds",),
     ("runconfig", "identity"),
     ("data", "models", "figures", "analysis"),

@@ -473,7 +473,7 @@ def bench_execution(args):
     import keras
 
     from pvr_keras import models
-    from pvr_keras.recipe import TOKEN
+    from pvr_keras.hyperparams import TOKEN
     from pvr_keras.tasks import TokenTask
     from pvr_keras.training.inputs import default_input, train_data
     from pvr_keras.training.loop import compile_model

@@ -1,0 +1,104 @@
+"""How a run trains (its ``train`` section) and the paper's settings of it (Appendix A).
+
+``TOKEN`` (SGD momentum 0.9, weight decay 1e-5, batch 1024, 200 epochs, cosine from 0.05
+after a 10-epoch linear warm-up, at least 800 iterations), ``VISUAL`` (Adam 1e-4, batch 50,
+10 epochs) and, for Boolean PVR, ``BOOLEAN`` (Adam 5e-5, batch 64, 100 epochs: the code of
+Abbe et al. 2022). Nothing here imports Keras: ``training.optimizers.optimizer_for`` makes
+the optimizer.
+"""
+
+import dataclasses
+import math
+
+from pvr_keras.checks import check_choice, check_count, check_number
+from pvr_keras.fields import field
+
+# Appendix A's sweep: SGD (with momentum), Adam, Adagrad, LAMB.
+OPTIMIZERS = ("sgd", "adam", "adagrad", "lamb")
+SCHEDULES = ("cosine", "constant")
+# float32 everywhere, or Keras's mixed precision: bfloat16 compute, float32 variables.
+DTYPE_POLICIES = ("float32", "mixed_bfloat16")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainRecipe:
+    """How to train: optimizer, learning rate and its schedule, batch size and length.
+
+    The paper's token recipe is ``TOKEN``, its visual recipe ``VISUAL`` (Appendix A).
+    ``failed_below``: a run whose final training accuracy is below it counts as failed (the
+    paper ignores runs below 20%; we record them as failed instead).
+    """
+
+    optimizer: str = field(
+        help="Appendix A's optimizers (paper: sgd, momentum 0.9)", choices=OPTIMIZERS, default="sgd"
+    )
+    learning_rate: float = field("base learning rate", default=0.05)
+    momentum: float = field("SGD momentum", default=0.9)
+    weight_decay: float = field("decoupled weight decay", default=1e-5)
+    batch_size: int = field("global batch size", default=1024)
+    epochs: int = field("epochs (at least min_steps steps)", default=200)
+    warmup_epochs: int = field("linear warm-up epochs", default=10)
+    schedule: str = field(
+        help="learning rate: warm-up + cosine, or constant", choices=SCHEDULES, default="cosine"
+    )
+    min_steps: int = field("train at least this many steps (tiny training sets)", default=800)
+    failed_below: float = field("final training accuracy below which a run failed", default=0.2)
+    dtype_policy: str = field(
+        help="Keras dtype policy of the model: float32, or mixed_bfloat16 (bfloat16 compute, "
+        "float32 weights; for accelerators with bfloat16 units)",
+        choices=DTYPE_POLICIES,
+        default="float32",
+    )
+
+    def __post_init__(self):
+        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_choice("dtype_policy", self.dtype_policy, DTYPE_POLICIES)
+        check_choice("schedule", self.schedule, SCHEDULES)
+        for name, least in (("batch_size", 1), ("epochs", 1), ("warmup_epochs", 0),
+                            ("min_steps", 0)):  # fmt: skip
+            object.__setattr__(self, name, check_count(name, getattr(self, name), least))
+        check_number("learning_rate", self.learning_rate, 0, above=True)
+        if isinstance(self.learning_rate, int):  # 1 and 1.0 are one configuration: one id
+            object.__setattr__(self, "learning_rate", float(self.learning_rate))
+        check_number("momentum", self.momentum, 0)
+        check_number("weight_decay", self.weight_decay, 0)
+        check_number("failed_below", self.failed_below, 0, maximum=1)
+
+    def steps_per_epoch(self, num_examples):
+        return math.ceil(num_examples / self.batch_size)
+
+    def num_epochs(self, num_examples):
+        """Epochs to run: ``epochs``, or more so that at least ``min_steps`` iterations run."""
+        return max(self.epochs, math.ceil(self.min_steps / self.steps_per_epoch(num_examples)))
+
+
+# Token tasks: SGD momentum 0.9, weight decay 1e-5, batch 1024, 200 epochs, cosine from 0.05
+# after a 10-epoch linear warm-up, at least 800 iterations for tiny training sets.
+TOKEN = TrainRecipe()
+# Visual tasks: Adam 1e-4, batch 50, 10 epochs.
+VISUAL = TrainRecipe(
+    optimizer="adam",
+    learning_rate=1e-4,
+    momentum=0.0,
+    weight_decay=0.0,
+    batch_size=50,
+    epochs=10,
+    warmup_epochs=0,
+    schedule="constant",
+    min_steps=0,
+)
+# Boolean PVR (Abbe et al. 2022, their code): Adam 5e-5, batch 64, 100 epochs, constant rate,
+# mean squared error; no run "fails" on accuracy (it is a regression).
+BOOLEAN = TrainRecipe(
+    optimizer="adam",
+    learning_rate=5e-5,
+    momentum=0.0,
+    weight_decay=0.0,
+    batch_size=64,
+    epochs=100,
+    warmup_epochs=0,
+    schedule="constant",
+    min_steps=0,
+    failed_below=0.0,
+)
+RECIPES = {"token": TOKEN, "visual": VISUAL, "boolean": BOOLEAN}
