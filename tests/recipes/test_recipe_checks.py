@@ -56,7 +56,7 @@ BAD = [
     ("boolean_holdout", ["--bits", "11"], "frozen bits must be in 0..10"),
     ("boolean_holdout", ["--bits", "2", "2"], "bits must be distinct"),
     ("boolean_holdout", ["--pointer-bits", "5"], "d must be at most 20; this task has d = 37"),
-    ("boolean_holdout", ["--pointer-bits", "0"], "pointer_bits must be an integer >= 1"),
+    ("boolean_holdout", ["--pointer-bits", "0"], "pointer_bits must be a positive integer"),
     ("boolean_holdout", ["--window", "9"], "window must be between 1 and the 8 value bits"),
     ("boolean_holdout", ["--seeds", "1", "1"], "seeds must be distinct"),
     ("boolean_holdout", ["--track-every", "0"], "--track-every must be an integer >= 1"),
