@@ -4,23 +4,29 @@
     pvr_keras.tasks.TokenTask(window=2)      # subpackages load on first use
     pvr_keras.models.mixer()
 
-Layers, each importing only from those above it (``tests/test_layout.py`` checks it):
+Layers, lowest first, each importing only from its own layer or those above it in this list
+(``tests/test_layout.py`` holds the list as ``LAYERS`` and checks both the imports and this
+text):
 
-- ``errors``, ``files``: the errors recipes report, files written whole; ``engines``: which
-  backend, input and XLA setting train a run (the measured-fastest unless one is named);
-- ``registry`` (models and task kinds by name or reference), ``tasks`` (the rules, NumPy);
-- ``runconfig`` (one run config: task, model, data, training recipe, system; a run's
-  identity and id), ``legacy`` (runs read back from records, old layouts too), ``kinds``
-  (one spec per task kind);
+- ``checks`` (the argument checks and limits every layer shares), ``errors``, ``files`` (the
+  errors recipes report, files written whole), ``fields`` (config fields with help),
+  ``compat`` (private third-party APIs), ``engines`` (which backend, input and XLA setting
+  train a run);
+- ``references`` (code found by ``"module:name"`` / ``"file.py:name"``, and when it may be
+  imported), ``registry`` (models by name or reference), ``tasks`` (the rules, NumPy),
+  ``hyperparams`` (a run's train section and the paper's settings of it);
+- ``kinds`` (one spec per task kind);
+- ``runconfig`` (one run config: task, model, data, train section, system; a run's identity
+  and id), ``legacy`` (runs read back from records, old layouts too);
 - ``data`` (tf.data pipelines and their JAX twins), ``models`` (the six architectures),
-  ``figures`` (every plot), ``analysis`` (noise sensitivity, CKA, fast/slow learners,
-  logits, holdout);
-- ``training`` (the fit glue, run records, one run function for every kind);
+  ``testing`` (the shared model test), ``figures`` (every plot), ``analysis`` (noise
+  sensitivity, CKA, fast/slow learners, logits, holdout);
+- ``training`` (the fit glue, run records, one run function for every kind),
   ``benchmarks`` (named, versioned configs with canonical splits, framework-free sources,
   text prompts, a scorer and a manifest of split hashes), ``tfds`` (the same configs as the
-  TFDS builder ``pvr``; ``import pvr_keras.tfds`` registers it);
+  TFDS builder; ``import pvr_keras.tfds`` registers it);
 - ``sweeps`` (grids of runs), ``tuning`` (keras-tuner);
-- ``cli`` (flags, presets and the recipe runner).
+- ``cli`` (flags, presets and the runner of the scripts in ``recipes/``).
 
 ``import pvr_keras`` alone imports neither Keras nor TensorFlow.
 """
@@ -30,8 +36,9 @@ import importlib
 __version__ = "0.1.0"  # the one version source (pyproject reads it)
 
 SUBPACKAGES = (
-    "analysis", "benchmarks", "cli", "data", "engines", "figures", "kinds", "legacy",
-    "models", "registry", "runconfig", "sweeps", "tasks", "training", "tuning",
+    "analysis", "benchmarks", "checks", "cli", "data", "engines", "figures", "hyperparams",
+    "kinds", "legacy", "models", "references", "registry", "runconfig", "sweeps", "tasks",
+    "testing", "training", "tuning",
 )  # fmt: skip
 __all__ = ["__version__", *SUBPACKAGES]
 

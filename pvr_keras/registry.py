@@ -19,8 +19,10 @@ The builder is called with the task's arguments (token models: ``seq_len``, ``vo
 ``num_classes``; image models: ``input_shape``, ``num_classes``) and returns a Keras model.
 Decorated with ``register_model`` it may declare its kind and widths too.
 
-Task kinds have a registry of their own, ``pvr_keras.kinds``. ``resolve`` and ``load_module``
-find any ``"module:name"`` / ``"file.py:name"`` reference (models, kinds, generators).
+Task kinds have a registry of their own, ``pvr_keras.kinds``. Finding and importing any
+``"module:name"`` / ``"file.py:name"`` reference (models, kinds, generators), and the trust
+rule for code a record names, live in ``pvr_keras.references``; its names are importable from
+here too (``registry.resolve``, ``registry.trust``, ...).
 
     >>> sorted(model_names("token"))
     ['mixer', 'mlp', 'mlp2x', 'transformer']
@@ -29,24 +31,31 @@ find any ``"module:name"`` / ``"file.py:name"`` reference (models, kinds, genera
 """
 
 import ast
-import contextlib
 import dataclasses
 import functools
-import hashlib
-import importlib
-import importlib.util
-import os
 import pathlib
-import sys
 
-from pvr_keras.errors import UntrustedCode
+from pvr_keras.checks import memory_bytes  # noqa: F401  (runconfig reads it here)
+from pvr_keras.references import (  # noqa: F401  (registry.X keeps working for each)
+    check_reference,
+    defined_names,
+    file_of,
+    is_reading,
+    is_reference,
+    is_trusted,
+    load_module,
+    normalise_reference,
+    reading,
+    remember_source,
+    resolve,
+    source_file,
+    split_reference,
+    trust,
+    trust_file,
+)
 
 MODEL_KINDS = ("token", "image", "sequence", "bits")
 MODELS_DIR = pathlib.Path(__file__).resolve().parent / "models"
-_USER_PACKAGE = "pvr_keras_user"  # sys.modules names of user files loaded by path
-_SOURCES = {}  # a builder file's reference path -> where it was found (a run's record says)
-_READING = []  # what is being read from disk, innermost last: no new code is imported then
-_TRUSTED = set()  # the files / modules the user named themselves (``trust``)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -176,84 +185,6 @@ def model_names(kind=None):
     return tuple(n for n, s in builtin_models().items() if kind is None or s.kind == kind)
 
 
-def is_reference(name):
-    """True for ``"module:function"`` / ``"file.py:function"``, False for a plain name."""
-    return isinstance(name, str) and ":" in name
-
-
-def _split_reference(ref):
-    module, _, attr = ref.rpartition(":")
-    if not module or not attr.isidentifier():
-        raise ValueError(
-            f"a reference is 'module:name' or 'path/to/file.py:name'; received {ref!r}"
-        )
-    return module, attr
-
-
-def _is_file(module):
-    return module.endswith(".py") or os.sep in module or "/" in module
-
-
-def normalise_reference(ref):
-    """A reference with its file path normalised (``./a/../b.py:f`` -> ``b.py:f``), so one
-    file is one run identity."""
-    module, attr = _split_reference(ref)
-    if _is_file(module):
-        module = os.path.normpath(module)
-    return f"{module}:{attr}"
-
-
-def remember_source(ref, path):
-    """Where the file of a file reference is, when its (relative) path is not here: a run
-    folder records its builder's absolute path (``model_source``), so that it reloads from
-    any working directory."""
-    module = _split_reference(normalise_reference(ref))[0]
-    if _is_file(module) and pathlib.Path(path).is_file():
-        _SOURCES[module] = str(path)
-
-
-def _file_path(module):
-    path = pathlib.Path(module)
-    if not path.is_file() and module in _SOURCES:
-        return pathlib.Path(_SOURCES[module])
-    return path
-
-
-def _source_file(module):
-    """The file a reference's module lives in, found without importing it."""
-    if _is_file(module):
-        path = _file_path(module)
-        if not path.is_file():
-            raise ValueError(f"no such file {module!r} (a reference is 'file.py:name')")
-        return path
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError) as err:
-        raise ValueError(f"cannot find module {module!r}: {err}") from None
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise ValueError(f"cannot find module {module!r} (is its package importable?)")
-    return pathlib.Path(spec.origin)
-
-
-def _defined_names(path):
-    """Names defined at the top level of a Python file: functions, classes, assignments."""
-    try:
-        tree = ast.parse(path.read_text(), str(path))
-    except SyntaxError as err:
-        raise ValueError(f"{path} is not valid Python: {err}") from None
-    names = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-        elif isinstance(node, ast.ImportFrom | ast.Import):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    return tree, names
-
-
 def model_spec(name):
     """The ``ModelSpec`` of a built-in name or of a builder reference (checked, not imported).
 
@@ -272,9 +203,9 @@ def model_spec(name):
             )
         return builtin[name]
     ref = normalise_reference(name)
-    module, attr = _split_reference(ref)
-    path = _source_file(module)
-    tree, names = _defined_names(path)
+    module, attr = split_reference(ref)
+    path = source_file(module)
+    tree, names = defined_names(path)
     if attr not in names:
         raise ValueError(f"{path} defines no {attr!r} (model reference {name!r})")
     for function, call in _decorator_calls(tree):
@@ -306,124 +237,6 @@ def check_model(name, kind):
     return spec
 
 
-@contextlib.contextmanager
-def reading(what):
-    """While reading ``what`` (a record, a results file) from disk: any reference found there
-    that names code not yet imported, and not named by the user (``trust``), raises
-    ``UntrustedCode`` instead of being imported. Reading a record never runs code the user did
-    not ask for."""
-    _READING.append(str(what))
-    try:
-        yield
-    finally:
-        _READING.pop()
-
-
-def trust(ref):
-    """Marks the code of ``ref`` (a reference the user gave, e.g. on the command line) as
-    theirs: ``reading`` imports it. The file is the one its path names here (never a path a
-    record gave)."""
-    if not is_reference(ref):
-        return
-    module = _split_reference(normalise_reference(ref))[0]
-    _TRUSTED.add(str(pathlib.Path(module).resolve()) if _is_file(module) else module)
-
-
-def trust_file(path):
-    """Marks the file at ``path`` as the user's (``trust``, for a path already checked)."""
-    _TRUSTED.add(str(pathlib.Path(path).resolve()))
-
-
-def is_reading():
-    """Whether a record is being read (``reading``): what it names is not the user's."""
-    return bool(_READING)
-
-
-def _module_name(path):
-    digest = hashlib.sha256(str(path).encode()).hexdigest()[:10]
-    return f"{_USER_PACKAGE}.{path.stem}_{digest}"
-
-
-def is_trusted(ref):
-    """Whether the code of ``ref`` may be imported outside ``reading`` too: the user named it
-    (``trust``), it is the library's, or it is imported already."""
-    module = _split_reference(normalise_reference(ref))[0]
-    if not _is_file(module):
-        return module in _TRUSTED or module in sys.modules or module.split(".")[0] == "pvr_keras"
-    path = _file_path(module).resolve()
-    return str(path) in _TRUSTED or _module_name(path) in sys.modules
-
-
-def check_reference(ref, what="reference"):
-    """``ref`` normalised, once its file (or module) is found and defines its name; nothing
-    is imported. ``what`` names it in the error (``aggregation``)."""
-    ref = normalise_reference(ref)
-    module, attr = _split_reference(ref)
-    path = _source_file(module)
-    _, names = _defined_names(path)
-    if attr not in names:
-        raise ValueError(f"{path} defines no {attr!r} ({what} reference {ref!r})")
-    return ref
-
-
-def file_of(ref):
-    """The file a file reference's code would be imported from here (a record's
-    ``model_source`` where the reference's own path is not here), or None for a module
-    reference."""
-    module = _split_reference(normalise_reference(ref))[0]
-    return _file_path(module).resolve() if _is_file(module) else None
-
-
-def _check_trusted(module, key):
-    if _READING and key not in _TRUSTED:
-        raise UntrustedCode(
-            f"{_READING[-1]} names code to import ({module}); reading a record runs no code "
-            f"you did not name: pass --trust-code (trust_code=True) to import it, or name the "
-            f"reference yourself"
-        )
-
-
-def load_module(module):
-    """Imports a module by name, or a ``.py`` file by path (once per absolute path).
-
-    Raises:
-        UntrustedCode: inside ``reading``, a module not imported yet that the user did not
-            name (``trust``).
-    """
-    if not _is_file(module):
-        if module not in sys.modules and module.split(".")[0] != "pvr_keras":
-            _check_trusted(module, module)
-        return importlib.import_module(module)
-    path = _file_path(os.path.normpath(module)).resolve()
-    name = _module_name(path)
-    if name in sys.modules:
-        return sys.modules[name]
-    _check_trusted(module, str(path))
-    if not path.is_file():
-        raise ValueError(f"no such file {module!r} (a reference is 'file.py:name')")
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None:
-        raise ValueError(f"cannot load {path} as a Python module")
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules[name] = loaded
-    try:
-        spec.loader.exec_module(loaded)
-    except BaseException:
-        del sys.modules[name]
-        raise
-    return loaded
-
-
-def resolve(ref):
-    """The object a ``"module:name"`` / ``"file.py:name"`` reference names (imported)."""
-    module, attr = _split_reference(ref)
-    loaded = load_module(module)
-    try:
-        return getattr(loaded, attr)
-    except AttributeError:
-        raise ValueError(f"{module} has no {attr!r}") from None
-
-
 def builder(name):
     """The builder function of a built-in model name or a reference (imports its module)."""
     spec = model_spec(name)
@@ -443,16 +256,6 @@ def estimated_params(spec, width):
         return None
     scale = width / PAPER_WIDTH_ARG if spec.width_arg else width
     return spec.params * max(1.0, scale) ** 2
-
-
-def memory_bytes():
-    """This machine's memory, in bytes (None where the system does not say)."""
-    import os
-
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def width_kwargs(model, scale):

@@ -32,36 +32,20 @@ framework, so a whole grid of runs is checked before any work starts.
 import dataclasses
 import hashlib
 import json
-import math
 from typing import Any
 
 from pvr_keras import kinds, registry
+from pvr_keras.checks import MAX_EXAMPLES, MAX_SEED, check_int, is_finite, memory_bytes
 from pvr_keras.fields import field
-from pvr_keras.recipe import OPTIMIZERS, RECIPES, SCHEDULES, TOKEN, VISUAL, TrainRecipe
+from pvr_keras.hyperparams import OPTIMIZERS, RECIPES, SCHEDULES, TOKEN, VISUAL, TrainRecipe
 
 __all__ = ["OPTIMIZERS", "RECIPES", "SCHEDULES", "TOKEN", "VISUAL", "DataSection", "ModelSection",
            "Run", "System", "TrainRecipe", "default_run", "section_fields"]  # fmt: skip
 
 INPUTS = ("tfdata", "device")
 BACKENDS = ("tensorflow", "jax")
-MAX_SEED = 2**63  # seeds are taken modulo 2**64 by the hashes: refuse what would alias
-MAX_EXAMPLES = 2**31 - 1  # example indices are int32 on the device
 MAX_WIDTH = 2**30  # a width scale, or a CNN's base channels (beyond it, counts overflow)
 TRAIN_BYTES = 16  # per parameter to train: float32 weights, gradients, two optimizer slots
-
-
-def _finite(value):
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def check_int(name, value, minimum, maximum=None):
-    """Raises ValueError unless ``value`` is an int in ``[minimum, maximum)``."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
-    if value < minimum or (maximum is not None and value >= maximum):
-        bound = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum})"
-        raise ValueError(f"{name} must be an integer {bound}; received {value!r}")
-    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -192,10 +176,12 @@ class Run:
             if not isinstance(getattr(self, name), cls):
                 raise ValueError(f"{name} must be a {cls.__name__}")
         data = self.data
-        check_int("num_examples", data.num_examples, 1, MAX_EXAMPLES + 1)
-        check_int("test_examples", data.test_examples, 1, MAX_EXAMPLES + 1)
-        check_int("train_eval_examples", data.train_eval_examples, 1, MAX_EXAMPLES + 1)
-        check_int("seed", data.seed, 0, MAX_SEED)
+        sizes = ("num_examples", "test_examples", "train_eval_examples")
+        checked = {n: check_int(n, getattr(data, n), 1, MAX_EXAMPLES + 1) for n in sizes}
+        checked["seed"] = check_int("seed", data.seed, 0, MAX_SEED)
+        if any(type(getattr(data, n)) is not int for n in checked):  # NumPy ints: as int
+            data = dataclasses.replace(data, **checked)
+            object.__setattr__(self, "data", data)
         holdout = spec.check(self.task, data.holdout)
         if holdout is not data.holdout:
             object.__setattr__(self, "data", dataclasses.replace(data, holdout=holdout))
@@ -210,7 +196,7 @@ class Run:
         if not isinstance(section.model_kwargs, dict):
             raise ValueError(f"model_kwargs must be a dict; received {section.model_kwargs!r}")
         width = section.width
-        if isinstance(width, bool) or not _finite(width) or not width > 0:
+        if isinstance(width, bool) or not is_finite(width) or not width > 0:
             raise ValueError(f"width must be a number > 0; received {width!r}")
         if width > MAX_WIDTH:
             raise ValueError(f"width must be at most {MAX_WIDTH}; received {width!r}")
@@ -237,7 +223,7 @@ class Run:
                     f"received width={width:g}"
                 )
         params = registry.estimated_params(model, width)
-        memory = registry.memory_bytes()
+        memory = memory_bytes()
         if params is not None and memory is not None and params * TRAIN_BYTES > memory:
             raise ValueError(
                 f"width {width:g} makes {name} about {params:.2g} parameters, about "

@@ -42,6 +42,7 @@ BACKEND_FREE = (
     "tests/test_runconfig.py",
     "tests/test_identity.py",
     "tests/test_stats.py",
+    "tests/test_checks.py",
     "tests/test_backend_split.py",
     "tests/test_layout.py",
     "tests/test_package.py",

@@ -53,7 +53,19 @@ def _env():
 
 
 def test_the_doc_names_its_files():
-    assert {"my_nets.py", "my_kinds.py", "my_aggs.py", None} == set(blocks())
+    assert {"my_nets.py", "test_my_nets.py", "my_kinds.py", "my_aggs.py", None} == set(blocks())
+
+
+def test_your_model_passes_the_model_test(project, tmp_path, monkeypatch):
+    """The doc's test file, as pytest would run it from the project folder: the doc's builder
+    passes ``pvr_keras.testing.run_model_test`` (build, call, fit, save and reload)."""
+    import importlib.util
+
+    monkeypatch.syspath_prepend(str(project))
+    spec = importlib.util.spec_from_file_location("test_my_nets", project / "test_my_nets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.test_tiny_net(tmp_path)
 
 
 @pytest.mark.slow  # tiny runs through every recipe: ~2 min on a loaded 2-core CPU

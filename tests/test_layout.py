@@ -45,13 +45,14 @@ def test_private_apis_only_in_compat():
 
 
 # The library's layers, lowest first: a module imports only from its own layer or below
-# (pvr_keras/__init__.py documents them). Names that are not packages are modules.
+# (pvr_keras/__init__.py and docs/extending.md document them, in this order; tests below
+# check it). Names that are not packages are modules.
 LAYERS = (
-    ("errors", "files", "fields", "compat", "engines"),
-    ("registry", "tasks", "recipe"),
+    ("checks", "errors", "files", "fields", "compat", "engines"),
+    ("references", "registry", "tasks", "hyperparams"),
     ("kinds",),
     ("runconfig", "legacy"),
-    ("data", "models", "figures", "analysis"),
+    ("data", "models", "testing", "figures", "analysis"),
     ("training", "benchmarks", "tfds"),
     ("sweeps", "tuning"),
     ("cli",),
@@ -68,6 +69,30 @@ def _unit(path):
 def test_every_library_module_has_a_layer():
     units = {_unit(p) for p in (REPO / "pvr_keras").rglob("*.py")} - {"__init__"}
     assert units == set(LAYER), units ^ set(LAYER)
+
+
+def test_the_package_docstring_lists_the_layers():
+    """``pvr_keras/__init__.py`` lists the layers as LAYERS does: one bullet a layer, lowest
+    first, naming each of its units (in ``double backticks``)."""
+    import pvr_keras
+
+    [listing] = [p for p in pvr_keras.__doc__.split("\n\n") if p.startswith("- ")]
+    bullets = listing[2:].split("\n- ")
+    named = [[n for n in re.findall(r"``(\w+)``", b) if n in LAYER] for b in bullets]
+    assert [set(n) for n in named] == [set(layer) for layer in LAYERS], named
+
+
+def test_the_extending_doc_lists_the_layers_in_order():
+    """docs/extending.md's map of the library goes up the layers as LAYERS does, from the
+    lowest to ``cli``, and every path it names is there."""
+    doc = (REPO / "docs" / "extending.md").read_text()
+    section = doc.split("## Where things live")[1].split("\n## ")[0]
+    [listing] = [p for p in section.split("\n\n") if p.startswith("    pvr_keras/")]
+    paths = re.findall(r"^    (pvr_keras/\S+)", listing, flags=re.M)
+    assert all((REPO / p).exists() for p in paths), paths
+    layers = [LAYER[pathlib.Path(p).parts[1].removesuffix(".py")] for p in paths]
+    assert layers == sorted(layers), list(zip(paths, layers, strict=True))
+    assert set(layers) == set(range(len(LAYERS))), "a layer is missing from the doc's map"
 
 
 def test_no_module_imports_from_a_higher_layer():

@@ -79,7 +79,7 @@ def _keras_stepper(engine, name, width, batch_size, steps):
     import keras
     import numpy as np
 
-    from pvr_keras.recipe import TOKEN, VISUAL
+    from pvr_keras.hyperparams import TOKEN, VISUAL
     from pvr_keras.training.loop import compile_model
 
     keras.utils.set_random_seed(0)

@@ -48,33 +48,10 @@ Target: device input >= 1.5x faster.
 ``--part execution``: the library's own loop (``training.loop.compile_model``, the run's
 streams) on the narrow MLP at batch 128 with 1 and with 32 training steps per compiled call
 (``system.steps_per_execution``; the runs' default is up to 32, a divisor of the epoch's
-steps). Measured 2026-12-02 on a 2-core CPU under load: JAX (device input) 1.07 -> 0.60
-ms/step (1.8x), TensorFlow (tf.data) 2.74 -> 1.13 ms/step (2.4x); a first measurement of the
-same kind gave 0.63 -> 0.25 and 2.09 -> 0.91. The loop no longer reads the device between
-steps (NaN is checked from the epoch's mean loss; ``tests/training/test_host_round_trips.py``).
+steps).
 
-Where the time of a step goes (JAX, XLA on a 2-core CPU, one jitted step at batch 1024,
-FLOPs from XLA's cost analysis, against a 2048x2048 matmul measured in the same process at
-~200 GFLOP/s; ablations of the model, 2026-12-02): the paper's MLP runs at 0.91 of the
-matmul rate (8.9 GFLOP in 49 ms), the 1/8-width Transformer at 0.18 (10.9 GFLOP, 304 ms) and
-the 1/8-width MLP-Mixer at 0.14 (16.6 GFLOP, 586 ms). In the Mixer the token-mixing MLPs take
-3.9 of the 16.6 GFLOP but about 250 ms (16 GFLOP/s: a contraction over 12 tokens, memory-bound
-with the transposes around it), the channel-mixing MLPs 9.9 GFLOP in ~175 ms, and the exact
-(erf) GELU ~170 ms more (a relu in its place: 412 ms; the tanh form: 465 ms). Tried and not
-kept: token mixing as an einsum (718 ms, slower), as one GEMM over (tokens, batch x
-channels) (563 ms, within noise of 586), a polynomial erf accurate to 5e-7 (no faster under
-XLA), and XLA's XNNPACK, oneDNN and YNNPACK dot fusions (no change). The tanh GELU would be
-~20% faster but changes the model beyond float tolerance, so the models keep the exact GELU
-(``keras.activations.gelu``, as ``torch.nn.GELU``'s default; the reference MLP-Mixer code
-uses the tanh form). The 2x Mixer/Transformer target of the issue is not met on this CPU.
-
-Measured 2026-12-01 on a 2-core CPU, shared (load average 4-10), four runs: device input
-1.06-1.34 M examples/s at 0.92-1.07 us of CPU per example, tf.data 0.99-1.08 M/s at
-1.42-1.56 us: 1.04-1.24x faster, 1.45-1.63x less CPU. The target is missed on the wall clock
-because Keras's own loop costs ~0.9 ms per step here (the jitted step's dispatch, variable
-tracking and callbacks; the generator ~0.06 ms of it), so input is not the larger share even
-at 1/16 width, and on a saturated machine the wall clock follows the
-CPU shares the scheduler gives each process rather than the work.
+What these parts measured, and what was tried to make a step faster, is in
+``docs/measurements.md``.
 """
 
 import argparse
@@ -473,7 +450,7 @@ def bench_execution(args):
     import keras
 
     from pvr_keras import models
-    from pvr_keras.recipe import TOKEN
+    from pvr_keras.hyperparams import TOKEN
     from pvr_keras.tasks import TokenTask
     from pvr_keras.training.inputs import default_input, train_data
     from pvr_keras.training.loop import compile_model

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from pvr_keras.checks import check_positive
+
 
 def _check_names(layer_name):
     if isinstance(layer_name, str):
@@ -46,8 +48,7 @@ def activations(model, layer_name, x, *, batch_size=1024):
     if not isinstance(model, keras.Model):
         raise ValueError(f"model must be a keras.Model; received {type(model).__name__}")
     names = _check_names(layer_name)
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-        raise ValueError(f"batch_size must be a positive integer; received {batch_size!r}")
+    check_positive("batch_size", batch_size)
     known = [layer.name for layer in model.layers]
     unknown = [name for name in names if name not in known]
     if unknown:

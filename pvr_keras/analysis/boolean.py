@@ -24,12 +24,13 @@ Example:
 
 import numpy as np
 
+from pvr_keras.checks import check_positive
+
 MAX_CUBE_BITS = 20  # 2**20 rows; the cube is enumerated
 
 
 def _check_bits(num_bits):
-    if isinstance(num_bits, bool) or not isinstance(num_bits, int | np.integer) or num_bits < 1:
-        raise ValueError(f"num_bits must be a positive integer; received {num_bits!r}")
+    check_positive("num_bits", num_bits)
     if num_bits > MAX_CUBE_BITS:
         raise ValueError(
             f"the cube is enumerated (2**d rows), so d must be at most {MAX_CUBE_BITS}; "

@@ -19,6 +19,8 @@ sets the pace whatever the majority does.
 import dataclasses
 import math
 
+from pvr_keras.checks import check_number
+
 THRESHOLD = 0.999
 FAST_WITHIN = 1.25
 SLOW_AFTER = 1.5
@@ -91,11 +93,6 @@ def fit_epoch(history, threshold=THRESHOLD, key="train_eval_accuracy"):
     return None
 
 
-def _check_number(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= minimum:
-        raise ValueError(f"{name} must be a number >= {minimum}; received {value!r}")
-
-
 def classify(
     histories,
     *,
@@ -123,9 +120,9 @@ def classify(
     """
     if not isinstance(histories, dict) or not histories:
         raise ValueError("histories must be a non-empty dict {name: history}")
-    _check_number("fast_within", fast_within, 1)
-    _check_number("slow_after", slow_after, 1)
-    _check_number("min_gap", min_gap, 0)
+    check_number("fast_within", fast_within, 1)
+    check_number("slow_after", slow_after, 1)
+    check_number("min_gap", min_gap, 0)
     if slow_after < fast_within:
         raise ValueError(
             f"slow_after must be >= fast_within; received {slow_after} < {fast_within}"

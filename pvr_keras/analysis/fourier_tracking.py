@@ -17,6 +17,7 @@ import numpy as np
 
 from pvr_keras import files
 from pvr_keras.analysis import boolean
+from pvr_keras.checks import check_positive
 
 FILE = "fourier.json"
 
@@ -59,8 +60,7 @@ class FourierTracker(keras.callbacks.Callback):
 
     def __init__(self, task, folder, frozen=(), every=1, subsets=None):
         super().__init__()
-        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
-            raise ValueError(f"every must be a positive integer; received {every!r}")
+        every = check_positive("every", every)
         self.task, self.folder, self.every = task, pathlib.Path(folder), every
         self.frozen = tuple(int(b) for b in frozen)
         self.target = boolean.target_values(task)

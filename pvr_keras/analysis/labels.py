@@ -2,14 +2,12 @@
 
 import numpy as np
 
+from pvr_keras.checks import check_int
+
 
 def check_num_classes(num_classes, minimum=1):
     """Raises ValueError unless ``num_classes`` is an integer >= ``minimum``."""
-    wanted = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-    if isinstance(num_classes, bool) or not isinstance(num_classes, int | np.integer):
-        raise ValueError(f"num_classes must be {wanted}; received {num_classes!r}")
-    if num_classes < minimum:
-        raise ValueError(f"num_classes must be {wanted}; received {num_classes!r}")
+    check_int("num_classes", num_classes, minimum)
 
 
 def check_labels(labels, num_examples, num_classes, match):

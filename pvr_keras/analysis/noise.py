@@ -14,6 +14,7 @@ inputs here are uniform bits, so every pointer the bits spell is read (cyclicall
 
 import numpy as np
 
+from pvr_keras.checks import check_positive, check_seed
 from pvr_keras.tasks import TokenTask
 
 # Samples drawn per random call: bounds memory for large ``num_samples`` (each chunk holds
@@ -24,12 +25,6 @@ _CHUNK = 65_536
 def bits_per_token(num_values):
     """``D``, the smallest integer with ``num_values <= 2**D`` (4 for the paper's 10 values)."""
     return int(num_values - 1).bit_length()
-
-
-def _check_positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; received {value!r}")
-    return int(value)
 
 
 def _check_deltas(delta):
@@ -54,12 +49,6 @@ def _check_deltas(delta):
             f"not); received {deltas[bad].tolist()}"
         )
     return deltas.reshape(-1)
-
-
-def _check_seed(seed):
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; received {seed!r}")
-    return int(seed)
 
 
 def noise_sensitivity_runs(task, delta, *, num_samples=10_000, runs=10, seed=0):
@@ -92,9 +81,9 @@ def noise_sensitivity_runs(task, delta, *, num_samples=10_000, runs=10, seed=0):
             f"task must be a pvr_keras.tasks.TokenTask; received {type(task).__name__}"
         )
     deltas = _check_deltas(delta)
-    num_samples = _check_positive("num_samples", num_samples)
-    runs = _check_positive("runs", runs)
-    rng = np.random.default_rng(_check_seed(seed))
+    num_samples = check_positive("num_samples", num_samples)
+    runs = check_positive("runs", runs)
+    rng = np.random.default_rng(check_seed(seed))
 
     num_bits = bits_per_token(task.num_values)
     place = 2 ** np.arange(num_bits - 1, -1, -1, dtype=np.int64)  # most significant bit first

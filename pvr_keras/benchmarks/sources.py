@@ -16,6 +16,7 @@ tf.data composer (TensorFlow, and the TFDS data dir of ``pvr_keras.data.load_ima
 import numpy as np
 
 from pvr_keras.benchmarks import catalog
+from pvr_keras.checks import check_int
 
 
 def _task(config):
@@ -122,8 +123,7 @@ class Source:
         """
         for name, value, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 1),
                                  ("worker", worker, 0), ("epoch", epoch, 0)):  # fmt: skip
-            if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-                raise ValueError(f"{name} must be an integer >= {low}; received {value!r}")
+            check_int(name, value, low)
         if worker >= num_workers:
             raise ValueError(f"worker must be below num_workers={num_workers}; received {worker}")
         order = np.arange(self.num_examples, dtype=np.int64)

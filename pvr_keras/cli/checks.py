@@ -1,9 +1,9 @@
 """Checks of a recipe's flags, before any framework loads: each failure is a ``ConfigError``
 that names the flag and the value received."""
 
-import math
 import re
 
+from pvr_keras import checks
 from pvr_keras.errors import ConfigError
 
 
@@ -11,30 +11,32 @@ def flag(name):
     return "--" + name.replace("_", "-")
 
 
+def _flagged(check, name, *args, **kwargs):
+    """``check`` (one of ``pvr_keras.checks``) of a flag's value: its ValueError, naming the
+    flag, as a ConfigError."""
+    try:
+        return check(flag(name), *args, **kwargs)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
 def check_ints(cfg, names, minimum):
     """Each of ``names`` must be an integer >= ``minimum`` (None allowed where optional)."""
     for name in names:
-        value = getattr(cfg, name)
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise ConfigError(f"{flag(name)} must be an integer >= {minimum}; received {value!r}")
+        if getattr(cfg, name) is not None:
+            _flagged(checks.check_int, name, getattr(cfg, name), minimum)
 
 
 def check_positive(cfg, names):
     """Each of ``names`` must be a number > 0 (finite; None allowed where optional)."""
     for name in names:
-        value = getattr(cfg, name)
-        if value is not None and not value > 0:
-            raise ConfigError(f"{flag(name)} must be > 0; received {value!r}")
+        if getattr(cfg, name) is not None:
+            _flagged(checks.check_number, name, getattr(cfg, name), 0, above=True)
 
 
 def check_range(cfg, name, low, high, *, low_open=False):
     """``low <= value <= high`` (``low < value`` with ``low_open``)."""
-    value = getattr(cfg, name)
-    if not (low < value if low_open else low <= value) or not value <= high:
-        bracket = "(" if low_open else "["
-        raise ConfigError(f"{flag(name)} must be in {bracket}{low}, {high}]; received {value!r}")
+    _flagged(checks.check_number, name, getattr(cfg, name), low, maximum=high, above=low_open)
 
 
 def check_stem(value, flag="--name"):
@@ -59,7 +61,7 @@ def check_finite(values):
     """Every float of ``{name: value}`` (tuples too) finite, every tuple non-empty."""
     for name, value in values.items():
         for v in value if isinstance(value, tuple) else (value,):
-            if isinstance(v, float) and not math.isfinite(v):
+            if isinstance(v, float) and not checks.is_finite(v):
                 raise ConfigError(f"{flag(name)} must be a finite number; received {v}")
         if isinstance(value, tuple) and not value:
             raise ConfigError(f"{flag(name)} needs at least one value")

@@ -23,8 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from pvr_keras.data import jax_random, keys
-from pvr_keras.data.checks import check_memory
-from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
+from pvr_keras.data.checks import check_memory, check_positive, check_size
+from pvr_keras.data.device_stream import DeviceStream
 from pvr_keras.data.device_stream import collect as _collect
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.tasks import TokenTask, aggregations
@@ -235,7 +235,7 @@ def make_examples(task, key, split, holdout=0):
 
 def _validate(task, num_examples, split, seed, holdout, batch_size):
     _check_task(task)
-    check_num_examples(num_examples)
+    check_size(num_examples)
     check_positive("batch_size", batch_size)
     keys.check_split(split)
     keys.check_seed(seed)
@@ -274,7 +274,7 @@ def token_stream(request=None, num_examples=None, /, **fields):
 def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
     """The first ``num_examples`` examples of a split as NumPy arrays, in index order,
     made on the device: equal to ``data.token_arrays`` for the same arguments."""
-    check_memory(check_num_examples(num_examples), 8 * (task.seq_len + 1), "token_arrays")
+    check_memory(check_size(num_examples), 8 * (task.seq_len + 1), "token_arrays")
     stream = token_stream(
         StreamRequest(task, num_examples, split, seed, holdout, min(num_examples, ARRAY_BATCH),
                       shuffle=False)

@@ -18,8 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from pvr_keras.data import jax_random, keys
-from pvr_keras.data.checks import check_memory
-from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
+from pvr_keras.data.checks import check_memory, check_positive, check_size
+from pvr_keras.data.device_stream import DeviceStream
 from pvr_keras.data.device_stream import collect as _collect
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.tasks import aggregations
@@ -121,7 +121,7 @@ def boolean_stream(request=None, num_examples=None, /, **fields):
     r = stream_request(request, num_examples, fields, batch_size=64)
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
     check_target(task)
-    check_num_examples(num_examples)
+    check_size(num_examples)
     check_positive("batch_size", r.batch_size)
     keys.check_split(split)
     keys.check_seed(seed)
@@ -135,7 +135,7 @@ def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), hold
     """The first ``num_examples`` examples of a split as NumPy, made on the device: equal to
     ``data.boolean_arrays`` for the same arguments."""
     holdout = holdout_of(task, frozen, holdout)
-    check_memory(check_num_examples(num_examples), task.num_bits + 4, "boolean_arrays")
+    check_memory(check_size(num_examples), task.num_bits + 4, "boolean_arrays")
     request = StreamRequest(task, num_examples, split, seed, holdout,
                             min(num_examples, ARRAY_BATCH), shuffle=False)  # fmt: skip
     stream = boolean_stream(request)

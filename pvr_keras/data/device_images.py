@@ -19,8 +19,8 @@ from jax import lax
 
 from pvr_keras.data import device as token_device
 from pvr_keras.data import jax_random, keys
-from pvr_keras.data.checks import check_memory
-from pvr_keras.data.device_stream import DeviceStream, check_num_examples, check_positive
+from pvr_keras.data.checks import check_memory, check_positive, check_size
+from pvr_keras.data.device_stream import DeviceStream
 from pvr_keras.data.device_stream import collect as _collect
 from pvr_keras.data.request import stream_request
 from pvr_keras.tasks import BlockTask, TokenTask
@@ -54,7 +54,7 @@ def to_float(x):
 def _check_block(task, num_examples, split, seed, holdout, batch_size, dtype):
     if not isinstance(task, BlockTask):
         raise ValueError(f"task must be a BlockTask; received {type(task).__name__}")
-    check_num_examples(num_examples)
+    check_size(num_examples)
     check_positive("batch_size", batch_size)
     keys.check_split(split)
     keys.check_seed(seed)
@@ -259,7 +259,7 @@ def _check_sequence(task, num_examples, split, seed, holdout, batch_size):
             f"image sequences draw tokens as MNIST digits, so num_values must be <= "
             f"{NUM_DIGITS}; received num_values={task.num_values}"
         )
-    check_num_examples(num_examples)
+    check_size(num_examples)
     check_positive("batch_size", batch_size)
     keys.check_split(split)
     keys.check_seed(seed)

@@ -34,20 +34,10 @@ from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 from pvr_keras.data import jax_random
-from pvr_keras.data.checks import check_positive, check_schedule  # noqa: F401  (re-exported)
+from pvr_keras.data.checks import check_positive, check_schedule, check_size
 
 # Examples made per dispatch: ~30 batches of 1024 share one program launch.
 CHUNK_EXAMPLES = 32_768
-
-
-def check_num_examples(num_examples):
-    check_positive("num_examples", num_examples)
-    if num_examples > jax_random.MAX_EXAMPLES:
-        raise ValueError(
-            f"num_examples must be at most {jax_random.MAX_EXAMPLES:,} for device input "
-            f"(uint32 example indices); received {num_examples:,}"
-        )
-    return int(num_examples)
 
 
 class DeviceStream(keras.utils.PyDataset):
@@ -89,7 +79,7 @@ class DeviceStream(keras.utils.PyDataset):
         super().__init__()
         check_schedule(epochs, first_epoch)
         self.examples = examples
-        self.num_examples = check_num_examples(num_examples)
+        self.num_examples = check_size(num_examples)
         self.batch_size = check_positive("batch_size", batch_size)
         self.key, self.shuffle = key, bool(shuffle)
         self.epochs, self.first_epoch = epochs, int(first_epoch)

@@ -19,7 +19,6 @@ from jax import lax
 
 from pvr_keras.data.keys import GOLDEN, MUL1, MUL2, mix_int
 
-MAX_EXAMPLES = 2**31 - 1
 # tf.random.experimental.index_shuffle pads a [2] seed to [3] with this word in front.
 _SHUFFLE_SEED_PAD = 498247692
 _SIMON_C = 0xFFFFFFFC

@@ -7,6 +7,8 @@ share this module and the keys are equal by construction.
 
 import numpy as np
 
+from pvr_keras.checks import check_choice, check_seed
+
 GOLDEN = 0x9E3779B97F4A7C15
 MUL1 = 0xBF58476D1CE4E5B9
 MUL2 = 0x94D049BB133111EB
@@ -23,20 +25,7 @@ def mix_int(z):
 
 
 def check_split(split):
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {', '.join(SPLITS)}; received {split!r}")
-    return split
-
-
-MAX_SEED = 2**63  # keys hash the seed modulo 2**64: a larger seed would alias a smaller one
-
-
-def check_seed(seed):
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; received {seed!r}")
-    if seed >= MAX_SEED:
-        raise ValueError(f"seed must be below 2**63 (seeds alias modulo 2**64); received {seed}")
-    return int(seed)
+    return check_choice("split", split, SPLITS)
 
 
 def stream_key(seed, split, *salt):

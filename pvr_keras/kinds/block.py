@@ -1,8 +1,8 @@
 """The block kind: 2x2 (or 3x3) blocks of MNIST / CIFAR-10 images (Section 3.2, Figures 3
 and 6-8), ``BlockTask``; trained on the paper's visual recipe with the CNNs."""
 
+from pvr_keras.hyperparams import VISUAL
 from pvr_keras.kinds.spec import TaskKind, register_kind
-from pvr_keras.recipe import VISUAL
 from pvr_keras.tasks import BlockTask
 
 # The fields every block run has been recorded with (block_iid.py, block_holdout.py).

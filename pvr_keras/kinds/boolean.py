@@ -6,8 +6,8 @@ is the whole cube's uniform distribution. The recorded ``test_loss`` is the mean
 error, twice the paper's generalisation error.
 """
 
+from pvr_keras.hyperparams import BOOLEAN
 from pvr_keras.kinds.spec import TaskKind, register_kind
-from pvr_keras.recipe import BOOLEAN
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 from pvr_keras.tasks.boolean import BooleanTask, frozen_bits
 

@@ -1,8 +1,8 @@
 """The image-sequence kind: the token task with every token drawn as a random MNIST image of
 that digit (Figure 2), ``TokenTask``; trained on the paper's visual recipe."""
 
+from pvr_keras.hyperparams import VISUAL
 from pvr_keras.kinds.spec import TaskKind, register_kind
-from pvr_keras.recipe import VISUAL
 from pvr_keras.tasks import TokenTask
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 

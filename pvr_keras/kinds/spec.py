@@ -11,7 +11,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from pvr_keras.registry import MODEL_KINDS, is_reference, normalise_reference, resolve
+from pvr_keras.references import is_reference, normalise_reference, resolve
+from pvr_keras.registry import MODEL_KINDS
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The token kind: ``TokenTask`` sequences, the paper's main task (Sections 3.1, 5 and 6)."""
 
+from pvr_keras.hyperparams import TOKEN
 from pvr_keras.kinds.spec import TaskKind, register_kind
-from pvr_keras.recipe import TOKEN
 from pvr_keras.tasks import TokenTask
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 

@@ -3,6 +3,8 @@
 import keras
 import numpy as np
 
+from pvr_keras import checks
+
 MIN_IMAGE_SIZE = 32
 IMAGE_CHANNELS = (1, 3)
 
@@ -10,13 +12,12 @@ IMAGE_CHANNELS = (1, 3)
 def check_positive(**values):
     """Raises ValueError unless every keyword value is a positive integer."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ValueError(f"{name} must be a positive integer; received {value!r}")
+        checks.check_positive(name, value)
 
 
 def token_input(seq_len):
     """Integer token input, shape (batch, seq_len): the pointer and at least one value."""
-    if isinstance(seq_len, bool) or not isinstance(seq_len, int | np.integer) or seq_len < 2:
+    if not checks.is_integer(seq_len) or seq_len < 2:
         raise ValueError(
             f"seq_len must be an integer >= 2 (the pointer and at least one value); received "
             f"{seq_len!r}"
@@ -26,8 +27,7 @@ def token_input(seq_len):
 
 def bits_input(num_bits):
     """Bits in {+1, -1} as int8, shape (batch, num_bits): the Boolean models' input."""
-    if isinstance(num_bits, bool) or not isinstance(num_bits, int | np.integer) or num_bits < 1:
-        raise ValueError(f"num_bits must be a positive integer; received {num_bits!r}")
+    checks.check_positive("num_bits", num_bits)
     return keras.Input(shape=(num_bits,), dtype="int8", name="bits")
 
 
@@ -41,7 +41,7 @@ def image_input(input_shape):
     if (
         not isinstance(input_shape, tuple | list)
         or len(input_shape) != 3
-        or any(isinstance(s, bool) or not isinstance(s, int | np.integer) for s in input_shape)
+        or not all(checks.is_integer(s) for s in input_shape)
     ):
         raise ValueError(
             f"input_shape must be (height, width, channels) of integers; received {input_shape!r}"

@@ -30,6 +30,7 @@ import dataclasses
 
 import numpy as np
 
+from pvr_keras.checks import check_int, is_integer
 from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import (
     BOOLEAN_AGGREGATIONS,
@@ -40,12 +41,6 @@ from pvr_keras.tasks.aggregations import (
 
 BOOLEAN_WINDOW_MODES = ("cyclic", "truncated")
 MAX_BITS = 62  # a subset of bits is one int64 (the frozen bits of a holdout, a monomial)
-
-
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
-    return int(value)
 
 
 def check_bits(x, num_bits):
@@ -79,9 +74,9 @@ class BooleanTask:
     value_bits: int | None = field("value bits (none: 2**pointer_bits)", default=None)
 
     def __post_init__(self):
-        p = _check_int("pointer_bits", self.pointer_bits, 1)
+        p = check_int("pointer_bits", self.pointer_bits, 1)
         if self.value_bits is not None:
-            _check_int("value_bits", self.value_bits, 1)
+            check_int("value_bits", self.value_bits, 1)
         if self.num_bits > MAX_BITS:  # before the window check, which names the value bits
             value_bits = "2**p" if self.value_bits is None else str(self.value_bits)
             raise ValueError(
@@ -89,7 +84,7 @@ class BooleanTask:
                 f"received pointer_bits={p}"
                 + ("" if self.value_bits is None else f", value_bits={self.value_bits}")
             )
-        _check_int("window", self.window, 1)
+        check_int("window", self.window, 1)
         if self.window > self.num_value_bits:
             raise ValueError(
                 f"window must be between 1 and the {self.num_value_bits} value bits; received "
@@ -156,13 +151,13 @@ class BooleanFunction:
     aggregation: str | None = None
 
     def __post_init__(self):
-        d = _check_int("num_bits", self.num_bits, 1)
+        d = check_int("num_bits", self.num_bits, 1)
         if d > MAX_BITS:
             raise ValueError(f"num_bits must be at most {MAX_BITS}; received {d}")
         if bool(self.terms) == (self.aggregation is not None):
             raise ValueError("give a Fourier expansion (terms) or a subset and an aggregation")
         for bits in [s for s, _ in self.terms] + [self.subset]:
-            if any(_check_int("bit", b, 0) >= d for b in bits) or len(set(bits)) != len(bits):
+            if any(check_int("bit", b, 0) >= d for b in bits) or len(set(bits)) != len(bits):
                 raise ValueError(f"bits must be distinct, in 0..{d - 1}; received {bits}")
         if self.aggregation is not None:
             object.__setattr__(self, "aggregation", check_aggregation(self.aggregation, "boolean"))
@@ -207,7 +202,7 @@ def frozen_mask(frozen, num_bits):
     """The subset integer of the frozen bits (bit j set: x_j is +1 in the training split)."""
     frozen = tuple(frozen)
     for b in frozen:
-        _check_int("frozen bit", b, 0)
+        check_int("frozen bit", b, 0)
         if b >= num_bits:
             raise ValueError(f"frozen bits must be in 0..{num_bits - 1}; received {b}")
     if len(set(frozen)) != len(frozen):
@@ -217,7 +212,7 @@ def frozen_mask(frozen, num_bits):
 
 def frozen_bits(mask, num_bits):
     """The frozen bits of a subset integer (``frozen_mask``'s inverse), checked."""
-    if isinstance(mask, bool) or not isinstance(mask, int | np.integer):
+    if not is_integer(mask):
         raise ValueError(f"holdout (the frozen bits, a subset integer) must be an integer; "
                          f"received {mask!r}")  # fmt: skip
     if not 0 <= mask < 2**num_bits:

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from pvr_keras.checks import check_int, is_integer
 from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import AGGREGATIONS, Names, aggregate, check_aggregation
 
@@ -43,14 +44,6 @@ def integer_tokens(x, name="tokens"):
         bad = x[~np.isfinite(x) | (x != np.round(x))].ravel()[:3]
         raise ValueError(f"{name} must be whole numbers; received values such as {bad.tolist()}")
     return x.astype(np.int64)
-
-
-def check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be an integer >= {minimum}; received {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}; received {value}")
-    return int(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -196,7 +189,7 @@ class TokenTask:
     def check_holdout(self, holdout):
         """Validates a holdout-k setting (Section 6.2): 0 <= k <= window!."""
         limit = math.factorial(self.window)
-        if isinstance(holdout, bool) or not isinstance(holdout, int | np.integer):
+        if not is_integer(holdout):
             raise ValueError(f"holdout must be an integer in 0..{limit}; received {holdout!r}")
         if not 0 <= holdout <= limit:
             raise ValueError(

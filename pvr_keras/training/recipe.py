@@ -1,46 +1,6 @@
-"""The paper's training recipes (Appendix A) and the optimizers they make.
+"""The former path of ``training.optimizers`` and of the ``train`` section's names, kept for
+the importers not yet moved (``training.loop``, ``tuning.hypermodels``, ``training``'s lazy
+names): "recipe" means a script in ``recipes/``. Define nothing here."""
 
-``TrainRecipe``, ``TOKEN`` and ``VISUAL`` are the training section of a run
-(``pvr_keras.runconfig``); this module turns a recipe into a Keras optimizer.
-"""
-
-from pvr_keras.runconfig import OPTIMIZERS, RECIPES, TOKEN, VISUAL, TrainRecipe
-
-__all__ = ["OPTIMIZERS", "RECIPES", "TOKEN", "VISUAL", "TrainRecipe", "make_optimizer",
-           "optimizer_for"]  # fmt: skip
-
-
-def make_optimizer(name, learning_rate, *, momentum=0.9, weight_decay=1e-5):
-    """A Keras optimizer of the paper's sweep, with decoupled weight decay (0: none).
-
-    Example:
-        >>> type(make_optimizer("lamb", 0.01)).__name__
-        'Lamb'
-    """
-    import keras
-
-    decay = weight_decay or None
-    if name == "sgd":
-        return keras.optimizers.SGD(learning_rate, momentum=momentum, weight_decay=decay)
-    if name == "adam":
-        return keras.optimizers.Adam(learning_rate, weight_decay=decay)
-    if name == "adagrad":
-        return keras.optimizers.Adagrad(learning_rate, weight_decay=decay)
-    if name == "lamb":
-        return keras.optimizers.Lamb(learning_rate, weight_decay=decay)
-    raise ValueError(f"optimizer must be one of {', '.join(OPTIMIZERS)}; received {name!r}")
-
-
-def optimizer_for(recipe, num_examples):
-    """A fresh optimizer with ``recipe``'s schedule for a training set of ``num_examples``."""
-    from pvr_keras.training.schedules import WarmupCosine
-
-    steps = recipe.steps_per_epoch(num_examples)
-    if recipe.schedule == "cosine":
-        total = steps * recipe.num_epochs(num_examples)
-        lr = WarmupCosine(recipe.learning_rate, min(steps * recipe.warmup_epochs, total), total)
-    else:
-        lr = recipe.learning_rate
-    return make_optimizer(
-        recipe.optimizer, lr, momentum=recipe.momentum, weight_decay=recipe.weight_decay
-    )
+from pvr_keras.hyperparams import OPTIMIZERS, RECIPES, TOKEN, VISUAL, TrainRecipe  # noqa: F401
+from pvr_keras.training.optimizers import make_optimizer, optimizer_for  # noqa: F401

@@ -121,10 +121,13 @@ def test_rule_is_stated():
         (lambda: fit_epoch(3), "sequence of per-epoch accuracies"),
         (lambda: classify({}), "non-empty dict"),
         (lambda: classify([[1.0]]), "non-empty dict"),
-        (lambda: classify({"a": [1.0]}, fast_within=0.5), "fast_within must be a number >= 1"),
-        (lambda: classify({"a": [1.0]}, slow_after="x"), "slow_after must be a number >= 1"),
+        (
+            lambda: classify({"a": [1.0]}, fast_within=0.5),
+            "fast_within must be a finite number >= 1",
+        ),
+        (lambda: classify({"a": [1.0]}, slow_after="x"), "slow_after must be a finite number >= 1"),
         (lambda: classify({"a": [1.0]}, fast_within=2, slow_after=1.5), "slow_after must be >="),
-        (lambda: classify({"a": [1.0]}, min_gap=-1), "min_gap must be a number >= 0"),
+        (lambda: classify({"a": [1.0]}, min_gap=-1), "min_gap must be a finite number >= 0"),
     ],
 )
 def test_bad_input(call, match):

@@ -146,7 +146,7 @@ def test_workers_load_every_index_once(workers):
     assert not (first[0] == other[0]).all()  # a new order each epoch
     with pytest.raises(ValueError, match="worker must be below num_workers"):
         next(src.batches(64, worker=3, num_workers=3))
-    with pytest.raises(ValueError, match="batch_size must be an integer >= 1"):
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
         next(src.batches(0))
 
 

@@ -125,7 +125,7 @@ def test_holdout_values_keep_default_streams_and_key_their_own():
         ((1, 2), "window=3 distinct"),
         ((1, 1, 2), "window=3 distinct"),
         ((1, 2, 10), "0..9"),
-        ((1, 2, -1), ">= 0"),
+        ((1, 2, -1), "must be a non-negative integer"),
         ("123", "tuple of 3"),
         ((1, 2, 2.5), "integer"),
     ],

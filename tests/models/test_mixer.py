@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from pvr_keras.models import mixer
+from pvr_keras.testing import run_model_test
 
-from .helpers import run_model_test
 from .test_mlp import tokens
 
 TINY = {"dim": 8, "depth": 2, "token_dim": 6, "channel_dim": 16}

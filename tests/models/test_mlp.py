@@ -2,8 +2,7 @@ import numpy as np
 import pytest
 
 from pvr_keras.models import mlp, mlp2x
-
-from .helpers import run_model_test
+from pvr_keras.testing import run_model_test
 
 
 def tokens(batch=4, seq_len=11, vocab=10):

@@ -2,8 +2,9 @@ import numpy as np
 import pytest
 
 from pvr_keras.models import resnet18
+from pvr_keras.testing import count_trainable, run_model_test
 
-from .helpers import count_at_width, count_trainable, run_model_test
+from .helpers import count_at_width
 
 
 def images(batch=2, size=(32, 32), channels=3):

@@ -5,8 +5,7 @@ import pytest
 from pvr_keras import models
 from pvr_keras.models import image_sequence
 from pvr_keras.models.sequence import FoldSequence, UnfoldSequence
-
-from .helpers import run_model_test
+from pvr_keras.testing import run_model_test
 
 TINY = {"conv_widths": (4,), "dim": 8, "widths": (16, 12), "depth": 1, "heads": 2, "mlp_dim": 8}
 # Three 16x16 images per sequence: small, for fast compiles.

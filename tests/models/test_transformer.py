@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from pvr_keras.models import transformer
+from pvr_keras.testing import run_model_test
 
-from .helpers import run_model_test
 from .test_mlp import tokens
 
 TINY = {"dim": 8, "depth": 2, "heads": 2, "mlp_dim": 16}

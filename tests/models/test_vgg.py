@@ -2,8 +2,9 @@ import numpy as np
 import pytest
 
 from pvr_keras.models import vgg11_bn
+from pvr_keras.testing import run_model_test
 
-from .helpers import count_at_width, run_model_test
+from .helpers import count_at_width
 from .test_resnet import images
 
 

@@ -23,7 +23,7 @@ TINY = ["--num-examples", "3000", "--test-examples", "500", "--min-steps", "0"]
 
 # (recipe, flags, part of the message): each must fail before TensorFlow is imported.
 BAD = [
-    ("tune", ["--max-trials", "0"], "--max-trials must be an integer >= 1"),
+    ("tune", ["--max-trials", "0"], "--max-trials must be a positive integer"),
     ("fast_slow", ["--threshold", "2"], "--threshold must be in (0, 1]"),
     ("fast_slow", ["--fast-within", "2", "--slow-after", "1.5"], "--fast-within < --slow-after"),
     ("block_iid", ["--width", "0"], "width must be a number > 0"),
@@ -56,10 +56,10 @@ BAD = [
     ("boolean_holdout", ["--bits", "11"], "frozen bits must be in 0..10"),
     ("boolean_holdout", ["--bits", "2", "2"], "bits must be distinct"),
     ("boolean_holdout", ["--pointer-bits", "5"], "d must be at most 20; this task has d = 37"),
-    ("boolean_holdout", ["--pointer-bits", "0"], "pointer_bits must be an integer >= 1"),
+    ("boolean_holdout", ["--pointer-bits", "0"], "pointer_bits must be a positive integer"),
     ("boolean_holdout", ["--window", "9"], "window must be between 1 and the 8 value bits"),
     ("boolean_holdout", ["--seeds", "1", "1"], "seeds must be distinct"),
-    ("boolean_holdout", ["--track-every", "0"], "--track-every must be an integer >= 1"),
+    ("boolean_holdout", ["--track-every", "0"], "--track-every must be a positive integer"),
     ("boolean_holdout", ["--model", "mlp"], "received 'mlp' (a model of kind token)"),
     # Issue 35: values that were tracebacks or silently accepted.
     ("token_pvr", ["--width", "1e308"], "width must be at most 1073741824"),
@@ -112,7 +112,7 @@ def test_command_line_bad_flag_is_a_usage_error(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2
-    assert done.stderr.strip() == "tune.py: error: --max-trials must be an integer >= 1; received 0"
+    assert done.stderr.strip() == "tune.py: error: --max-trials must be a positive integer; received 0"
 
 
 def test_choices_are_argparse_choices(capsys):

@@ -79,14 +79,14 @@ def test_holdout_classes_are_figure6():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"grid": 1}, "grid must be >= 2"),
+        ({"grid": 1}, "grid must be an integer >= 2"),
         ({"grid": 4}, "grid must be 2 or 3"),
         ({"grid": 2.0}, "grid must be an integer"),
         ({"grid": True}, "grid must be an integer"),
         ({"cell": 27}, "cell must be at least the mnist image size 28"),
         ({"cell": 31, "values": "cifar10"}, "cell must be at least the cifar10 image size 32"),
         ({"values": "svhn"}, "values must be one of mnist, cifar10"),
-        ({"window": 0}, "window must be >= 1"),
+        ({"window": 0}, "window must be a positive integer"),
         ({"window": 4}, "window must be between 1 and the number of value cells"),
         ({"aggregation": "sum"}, "aggregation must be one of"),
     ],

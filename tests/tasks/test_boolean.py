@@ -112,15 +112,15 @@ def test_frozen_mask_round_trips():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"pointer_bits": 0}, "pointer_bits must be an integer >= 1"),
-        ({"pointer_bits": 2.0}, "pointer_bits must be an integer"),
-        ({"pointer_bits": 2, "window": 0}, "window must be an integer >= 1"),
+        ({"pointer_bits": 0}, "pointer_bits must be a positive integer"),
+        ({"pointer_bits": 2.0}, "pointer_bits must be a positive integer; received 2.0"),
+        ({"pointer_bits": 2, "window": 0}, "window must be a positive integer"),
         ({"pointer_bits": 2, "window": 5}, "window must be between 1 and the 4 value bits"),
         ({"pointer_bits": 2, "value_bits": 2, "window": 3}, "between 1 and the 2 value bits"),
         ({"aggregation": "mod_sum"}, "aggregation must be one of parity, majority, min, max"),
         ({"window_mode": "wrap"}, "window_mode must be one of cyclic, truncated"),
         ({"pointer_bits": 6}, "at most 62 bits"),
-        ({"value_bits": 0}, "value_bits must be an integer >= 1"),
+        ({"value_bits": 0}, "value_bits must be a positive integer"),
     ],
 )
 def test_bad_tasks_are_refused(kwargs, message):
@@ -139,7 +139,7 @@ def test_bad_tasks_are_refused(kwargs, message):
         (lambda: BooleanFunction(3), "give a Fourier expansion"),
         (lambda: frozen_mask((11,), 11), r"frozen bits must be in 0\.\.10"),
         (lambda: frozen_mask((2, 2), 11), "frozen bits must be distinct"),
-        (lambda: frozen_mask((-1,), 11), "frozen bit must be an integer >= 0"),
+        (lambda: frozen_mask((-1,), 11), "frozen bit must be a non-negative integer"),
         (lambda: frozen_bits(2**11, 11), r"must be in 0\.\.2\*\*11 - 1"),
         (lambda: frozen_bits(1.5, 11), "must be an integer"),
     ],

@@ -72,15 +72,15 @@ def test_holdout_tuples_are_first_permutations():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(window=0), "window must be >= 1; received 0"),
+        (dict(window=0), "window must be a positive integer; received 0"),
         (dict(window=11), "window must be between 1 and .* received 11"),
         (dict(aggregation="sum"), "aggregation must be one of mod_sum, median, maj_vote, min, max"),
         (
             dict(window_mode="wrap"),
             "window_mode must be one of cyclic, restricted; received 'wrap'",
         ),
-        (dict(seq_len=1), "seq_len must be >= 2; received 1"),
-        (dict(num_values=1), "num_values must be >= 2; received 1"),
+        (dict(seq_len=1), "seq_len must be an integer >= 2; received 1"),
+        (dict(num_values=1), "num_values must be an integer >= 2; received 1"),
         (dict(seq_len=2.5), "seq_len must be an integer"),
         (dict(num_values=5), "cannot address all 10 value positions"),
         (dict(pointer="yes"), "pointer must be True or False"),

@@ -20,12 +20,14 @@ def test_warmup_then_cosine():
 def test_every_searched_optimizer_trains_with_the_schedule():
     """The optimizers of the tuning space are recipe optimizers too (a best trial can be
     trained by a recipe), each with the warm-up cosine schedule."""
+    from pvr_keras.hyperparams import OPTIMIZERS
+    from pvr_keras.training.optimizers import optimizer_for
     from pvr_keras.tuning.hypermodels import OPTIMIZERS as SEARCHED
 
-    assert set(SEARCHED) <= set(training.recipe.OPTIMIZERS)
+    assert set(SEARCHED) <= set(OPTIMIZERS)
     for name in SEARCHED:
         recipe = training.TrainRecipe(optimizer=name, epochs=2, min_steps=0)
-        optimizer = training.recipe.optimizer_for(recipe, 2048)
+        optimizer = optimizer_for(recipe, 2048)
         assert type(optimizer).__name__.lower() == name
         schedule = optimizer._learning_rate  # Keras keeps the schedule here  # noqa: SLF001
         assert isinstance(schedule, WarmupCosine) and schedule.total_steps == 4  # 2 x 2 steps

@@ -1,15 +1,16 @@
-"""The paper's training recipes (Appendix A): a run's training section, as typed presets.
+"""How a run trains (its ``train`` section) and the paper's settings of it (Appendix A).
 
 ``TOKEN`` (SGD momentum 0.9, weight decay 1e-5, batch 1024, 200 epochs, cosine from 0.05
 after a 10-epoch linear warm-up, at least 800 iterations), ``VISUAL`` (Adam 1e-4, batch 50,
 10 epochs) and, for Boolean PVR, ``BOOLEAN`` (Adam 5e-5, batch 64, 100 epochs: the code of
-Abbe et al. 2022). Nothing here imports Keras: ``training.recipe.optimizer_for`` makes the
-optimizer.
+Abbe et al. 2022). Nothing here imports Keras: ``training.optimizers.optimizer_for`` makes
+the optimizer.
 """
 
 import dataclasses
 import math
 
+from pvr_keras.checks import check_choice, check_count, check_number
 from pvr_keras.fields import field
 
 # Appendix A's sweep: SGD (with momentum), Adam, Adagrad, LAMB.
@@ -17,13 +18,6 @@ OPTIMIZERS = ("sgd", "adam", "adagrad", "lamb")
 SCHEDULES = ("cosine", "constant")
 # float32 everywhere, or Keras's mixed precision: bfloat16 compute, float32 variables.
 DTYPE_POLICIES = ("float32", "mixed_bfloat16")
-
-
-def _finite(value):
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-MAX_COUNT = 2**31 - 1  # batch sizes, epochs and steps are int32 counters in the engines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,39 +51,18 @@ class TrainRecipe:
     )
 
     def __post_init__(self):
-        if self.optimizer not in OPTIMIZERS:
-            raise ValueError(
-                f"optimizer must be one of {', '.join(OPTIMIZERS)}; received {self.optimizer!r}"
-            )
-        if self.dtype_policy not in DTYPE_POLICIES:
-            raise ValueError(
-                f"dtype_policy must be one of {', '.join(DTYPE_POLICIES)}; received "
-                f"{self.dtype_policy!r}"
-            )
-        if self.schedule not in SCHEDULES:
-            raise ValueError(
-                f"schedule must be one of {', '.join(SCHEDULES)}; received {self.schedule!r}"
-            )
+        check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        check_choice("dtype_policy", self.dtype_policy, DTYPE_POLICIES)
+        check_choice("schedule", self.schedule, SCHEDULES)
         for name, least in (("batch_size", 1), ("epochs", 1), ("warmup_epochs", 0),
                             ("min_steps", 0)):  # fmt: skip
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < least:
-                what = "a positive integer" if least else "an integer >= 0"
-                raise ValueError(f"{name} must be {what}; received {value!r}")
-            if value > MAX_COUNT:
-                raise ValueError(f"{name} must be below 2**31; received {value!r}")
-        if not _finite(self.learning_rate) or self.learning_rate <= 0:
-            raise ValueError(
-                f"learning_rate must be a finite number > 0; received {self.learning_rate}"
-            )
+            object.__setattr__(self, name, check_count(name, getattr(self, name), least))
+        check_number("learning_rate", self.learning_rate, 0, above=True)
         if isinstance(self.learning_rate, int):  # 1 and 1.0 are one configuration: one id
             object.__setattr__(self, "learning_rate", float(self.learning_rate))
-        for name in ("momentum", "weight_decay"):
-            value = getattr(self, name)
-            if not _finite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0; received {value!r}")
-        if not _finite(self.failed_below) or not 0 <= self.failed_below <= 1:
-            raise ValueError(f"failed_below must be in [0, 1]; received {self.failed_below!r}")
+        check_number("momentum", self.momentum, 0)
+        check_number("weight_decay", self.weight_decay, 0)
+        check_number("failed_below", self.failed_below, 0, maximum=1)
 
     def steps_per_epoch(self, num_examples):
         return math.ceil(num_examples / self.batch_size)
