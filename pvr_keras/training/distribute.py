@@ -167,6 +167,7 @@ class Placement:
             make_train=lambda first_epoch: self.distribute(make_train(first_epoch)),
             test=self.distribute(data.test),
             train_eval=self.distribute(data.train_eval),
+            validation=self.distribute(data.validation),
             final_evals={k: self.distribute(v) for k, v in data.final_evals.items()},
         )
 

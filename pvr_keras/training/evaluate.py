@@ -128,7 +128,7 @@ def load_model(path, model=None, source=None, sha256=None):
     import keras
 
     from pvr_keras import models  # noqa: F401  (registers the library's layers)
-    from pvr_keras.training import loop, schedules  # noqa: F401  (schedule, MSE's metric)
+    from pvr_keras.training import compiling, schedules  # noqa: F401  (schedule, MSE's metric)
 
     path = pathlib.Path(path)
     if not path.is_file():
