@@ -10,9 +10,11 @@ RUN_DIR is any finished run folder with a saved model (``record.json`` and ``mod
 ``runs/<id>`` or ``block_holdout.py``'s ``holdout`` / ``iid`` folders, of any task kind and
 any model (a builder of your own is reloaded from its module or file). Each combination of
 ``--window`` and ``--holdout`` is one row of the printed table (split, window, holdout, seed,
-examples, accuracy, loss); settings not given are the run's own, so the first row of a plain call is
-the run's recorded test accuracy. ``--json PATH`` also writes the rows. Block runs take
-``--holdout true|false`` (Figure 6's shift).
+examples, accuracy, loss); settings not given are the run's own, so the first row of a plain
+call is the run's recorded test accuracy. Each row is the run with those fields replaced,
+streamed and scored as training streams and scores it. A ``--window`` / ``--holdout`` the run
+cannot take is refused at once, from its record, before any framework loads. ``--json PATH``
+also writes the rows. Block runs take ``--holdout true|false`` (Figure 6's shift).
 """
 
 import argparse
@@ -72,7 +74,44 @@ def parse(argv=None):
                 raise cli.ConfigError(f"--{name.replace('_', '-')} must be >= 1; received {value}")
     if args.seed is not None and not 0 <= args.seed < 2**63:
         raise cli.ConfigError(f"--seed must be in [0, 2**63); received {args.seed}")
+    check_requests(args)
     return args
+
+
+def check_requests(args):
+    """Refuses a ``--window`` / ``--holdout`` the run cannot take (holdout 3 of a window-2
+    run), from its record alone: before Keras or TensorFlow is imported. A record naming
+    code of its own is checked once loaded (``training.load_run`` decides whether to trust
+    it), as is a record that does not read."""
+    from pvr_keras import identity, registry
+    from pvr_keras.training import records
+
+    try:
+        config = records.read_record(args.run_dir)["config"]
+        if any(isinstance(config.get(key), str) and registry.is_reference(config[key])
+               for key in ("model", "kind")):  # fmt: skip
+            return
+        run = identity.from_config(config)
+    except (OSError, ValueError):
+        return  # load_run says what is wrong with the folder
+    for window, holdout in itertools.product(args.window or [None], args.holdout or [None]):
+        fields = {"holdout": holdout, "seed": args.seed}
+        if window is not None:
+            fields["window"] = window
+        try:
+            run.replace(**{k: v for k, v in fields.items() if v is not None})
+        except ValueError as err:
+            raise cli.ConfigError(str(err)) from None
+
+
+def _number(value, metric):
+    """A recorded metric as a reader wants it: accuracy 4 decimals (and a percent), MSE 4
+    decimals; none recorded: ``none``."""
+    if value is None:
+        return "none"
+    if metric == "mse":
+        return f"{value:.4f}"
+    return f"{value:.4f} ({100 * value:.2f}%)"
 
 
 def main(argv=None):
@@ -85,18 +124,24 @@ def main(argv=None):
     holdouts = args.holdout or [None]
     rows = []
     for window, holdout in itertools.product(windows, holdouts):
+        fields = {"seed": args.seed, "holdout": holdout, "window": window}
         try:
             rows.append(
                 run.evaluate(
-                    split=args.split, num_examples=args.num_examples, seed=args.seed,
-                    holdout=holdout, window=window, data_dir=args.data_dir,
+                    split=args.split, num_examples=args.num_examples, data_dir=args.data_dir,
+                    **{k: v for k, v in fields.items() if v is not None},
                 )
             )  # fmt: skip
         except ValueError as err:
             raise cli.ConfigError(str(err)) from None
     final = run.record.get("final") or {}
-    print(f"{args.run_dir}: {run.kind} run, {run.record.get('model')}, recorded test accuracy "
-          f"{final.get('test_accuracy')}")  # fmt: skip
+    metric = run.run.spec.metric
+    what = "test MSE" if metric == "mse" else "test accuracy"
+    recorded = final.get("test_loss" if metric == "mse" else "test_accuracy")
+    # The run's model as the run names it (a builder of yours by its reference), not the
+    # Keras model's own name ("functional" for a builder that names none).
+    print(f"{args.run_dir}: {run.run.spec.name} run, model {run.run.model}, recorded {what} "
+          f"{_number(recorded, metric)}")  # fmt: skip
     header = ("split", "window", "holdout", "seed", "examples", "accuracy", "loss")
     table = [header] + [
         tuple(f"{r[k]:.4f}" if k in ("accuracy", "loss") else str(r[k]) for k in header)

@@ -1,15 +1,20 @@
-"""Hyperparameter search for a token PVR task over the paper's space (Appendix A) with keras-tuner.
+"""Hyperparameter search for a PVR task over the paper's space (Appendix A) with keras-tuner.
 
 Optimizers SGD, Adam, Adagrad, LAMB; learning rate log-uniform in [1e-3, 4e-1]; batch size
-128..4096 in powers of two; warm-up + cosine schedule, weight decay 1e-5. Objective: validation
-accuracy (the test split drawn with seed+1, not the reported test set).
+128..4096 in powers of two; the rest is the run's recipe (token: warm-up + cosine, weight
+decay 1e-5). Objective: validation accuracy (the run's validation set: training-distribution
+examples drawn with seed+1, never the test set).
 
     python recipes/tune.py                                  # quick: random search, 10 trials
     python recipes/tune.py --tuner hyperband --model mlp mixer --window 3
     python recipes/tune.py --preset paper --tuner bayesian
+    python recipes/tune.py --kind boolean                   # any task kind; Boolean: MSE
 
-Every field of a token run that the search does not choose is a flag (``--window``,
-``--holdout``, ``--num-examples``, ``--epochs``, ...); ``--model`` takes several models,
+Every trial is the search's run with the trial's values (``run.replace(...)``), trained as
+``recipes/train.py`` trains it: the loss and metric of its kind (cross-entropy, or the mean
+squared error of the Boolean kind), its streams. Every field of a run of ``--kind`` that the
+search does not choose is a flag (``--window``, ``--holdout``, ``--num-examples``,
+``--epochs``, ...; ``--kind K --help`` lists them); ``--model`` takes several models,
 registered names or builders of yours (``--model mlp my_nets.py:tiny_net``).
 
 Started again with the same command it resumes: finished trials are kept, an unfinished one
@@ -30,11 +35,13 @@ killed mid-trial leaves that trial assigned to its id: start it again with the s
 ``--tuner-id`` and it reruns the trial; the chief finishes once every trial has ended.
 """
 
+import argparse
 import dataclasses
 import json
 import os
 import pathlib
 import re
+import sys
 
 from pvr_keras import cli, registry
 
@@ -49,8 +56,18 @@ NOT_FLAGS = (
 )  # fmt: skip
 
 
+# The project name of a search of another kind than token (whose default is Own.project).
+OTHER_KIND_PROJECT = "{tuner}_{model}_{kind}_n{num_examples}"
+
+
 @dataclasses.dataclass(frozen=True)
 class Own:
+    kind: str = dataclasses.field(
+        default="token",
+        metadata={
+            "help": "task kind: token, block, sequence, boolean or 'module:ATTRIBUTE' of yours"
+        },
+    )
     tuner: str = dataclasses.field(
         default="random",
         metadata={"choices": ("random", "hyperband", "bayesian"), "help": "search algorithm"},
@@ -59,8 +76,9 @@ class Own:
         default=("mlp",),
         metadata={
             "flag": "--model",
-            "help": f"architectures to search over ({', '.join(registry.model_names('token'))}, "
-            "or builder references 'module:function' / 'file.py:function')",
+            "help": "architectures to search over (token: "
+            f"{', '.join(registry.model_names('token'))}; the kind's models; or builder "
+            "references 'module:function' / 'file.py:function')",
         },
     )
     val_examples: int = dataclasses.field(default=5_000, metadata={"help": "validation size"})
@@ -95,7 +113,7 @@ class Own:
         if len(set(self.models)) != len(self.models):
             raise cli.ConfigError(f"--model names a model twice: {' '.join(self.models)}")
         for model in self.models:
-            cli.check_task(lambda model=model: registry.check_model(model, "token"))
+            cli.check_task(lambda model=model: registry.check_model(model, run.spec.models))
         if run.warmup_epochs > run.epochs:
             raise cli.ConfigError(
                 f"--warmup-epochs must be at most --epochs ({run.epochs}); received "
@@ -129,16 +147,40 @@ PRESETS = {
         num_examples=1_000_000, val_examples=100_000, epochs=200, warmup_epochs=10, max_trials=100
     ),  # fmt: skip
 }
-RECIPE = cli.Recipe(
-    kind="token", presets=PRESETS, body=None, own=Own, description=__doc__, exclude=NOT_FLAGS
-)
+
+
+def presets(kind):
+    """The token presets; another kind's search keeps its runs' sizes and recipe (quick: 5
+    epochs) and searches over its default model."""
+    if kind == "token":
+        return PRESETS
+    from pvr_keras.runconfig import Run
+
+    default = Run.make(kind)
+    other = dict(models=(default.model,), project=OTHER_KIND_PROJECT)
+    return {
+        "quick": lambda given: dict(other, epochs=5, warmup_epochs=min(1, default.warmup_epochs)),
+        "paper": lambda given: dict(other, max_trials=100),
+    }
+
+
+def recipe(kind="token"):
+    """The search's recipe of a task kind (its runs' fields as flags)."""
+    return cli.Recipe(
+        kind=kind, presets=presets(kind), body=None, own=Own, description=__doc__,
+        exclude=NOT_FLAGS,
+    )  # fmt: skip
+
+
+RECIPE = recipe()
 
 
 def project_name(run, own):
     """``--project`` with its placeholders filled in (``model``: the models joined by ``-``,
     a reference by its builder's name)."""
     slugs = [m.rpartition(":")[2] for m in own.models]
-    fields = {**run.flat(), **dataclasses.asdict(own), "model": "-".join(slugs)}
+    fields = {**run.flat(), **dataclasses.asdict(own), "model": "-".join(slugs),
+              "kind": run.spec.name}  # fmt: skip
     try:
         return own.project.format(**fields)
     except (KeyError, IndexError, ValueError) as err:
@@ -148,10 +190,11 @@ def project_name(run, own):
 
 
 def train_command(run, values):
-    """The ``recipes/token_pvr.py`` command that trains a trial: the search's run with the
-    trial's model, optimizer, learning rate and batch size, its epochs (a Hyperband trial:
-    its own number) and no minimum of steps, every field of its identity as a flag, so that
-    the command parses back to the trial's run."""
+    """The command that trains a trial (``recipes/token_pvr.py``; another kind:
+    ``recipes/train.py --kind K``): the search's run with the trial's model, optimizer,
+    learning rate and batch size, its epochs (a Hyperband trial: its own number) and no
+    minimum of steps, every field of its identity as a flag, so that the command parses back
+    to the trial's run."""
     trial = run.replace(
         model=values["model"],
         optimizer=values["optimizer"],
@@ -162,7 +205,7 @@ def train_command(run, values):
     )
     flags = []
     for name, value in trial.to_dict().items():
-        if name == "model_kwargs":
+        if name in ("model_kwargs", "kind"):
             continue
         flag = cli.flag(name)
         if isinstance(value, bool):
@@ -171,25 +214,36 @@ def train_command(run, values):
             flags.append(f"{flag} {' '.join(map(str, value))}")
         else:
             flags.append(f"{flag} {value!r}" if isinstance(value, float) else f"{flag} {value}")
-    return "python recipes/token_pvr.py " + " ".join(flags)
+    if run.spec.name == "token":
+        return "python recipes/token_pvr.py " + " ".join(flags)
+    return f"python recipes/train.py --kind {run.kind} " + " ".join(flags)
+
+
+def parse(argv=None):
+    """``(run, own)`` of a command line: ``--kind`` first, which decides the other flags."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    peek = argparse.ArgumentParser(add_help=False)
+    peek.add_argument("--kind", default="token")
+    known, _ = peek.parse_known_args(argv)
+    kind = cli.check_task(lambda: _check_kind(known.kind))
+    return recipe(kind).parse(argv)
+
+
+def _check_kind(kind):
+    from pvr_keras import kinds
+
+    kinds.kind(kind)
+    return kind
 
 
 def main(argv=None):
-    run, own = RECIPE.parse(argv)
+    run, own = parse(argv)
     run = run.replace(backend=cli.start(run.system.backend, kind=run.kind))
     from pvr_keras import tuning
     from pvr_keras.files import write_text
 
-    hypermodel = tuning.PVRHyperModel(
-        run.task,
-        run.num_examples,
-        val_examples=own.val_examples,
-        models=own.models,
-        epochs=run.epochs,
-        warmup_epochs=run.warmup_epochs,
-        seed=run.seed,
-        holdout=run.holdout,
-    )
+    # Each trial is this run with the trial's values (tuning.PVRHyperModel.trial_run).
+    hypermodel = tuning.PVRHyperModel(run, val_examples=own.val_examples, models=own.models)
     project = project_name(run, own)
     folder = pathlib.Path(own.directory) / project
     role = tuning.configure(

@@ -8,7 +8,7 @@ import importlib
 
 _EXPORTS = {
     "TrainData": "loop",
-    "compile_model": "loop",
+    "compile_model": "compiling",
     "train": "loop",
     "RECIPES": "recipe",
     "TOKEN": "recipe",

@@ -5,19 +5,21 @@
     run.evaluate()                          # the run's own test set: its recorded accuracy
     run.evaluate(holdout=0, seed=7)         # an IID test set it never saw
     run.evaluate(split="train", num_examples=5000)
+    run.evaluate(window=3, aggregation="median")   # any field of the run: another task
 
 A run folder is what ``training.train(..., save_model=True)`` leaves (every training recipe,
 sweep and benchmark does): ``record.json`` (its config: the run's identity) and
-``model.keras``. The config says the run: its task kind, task, model and data. Any evaluation
-setting not given is the run's own, so ``evaluate()`` reproduces the run's final test
-accuracy. Models built from a builder of your own reload too: its module is imported first
-(custom layers registered) and the file is loaded with ``safe_mode=True``.
+``model.keras``. The config says the run: its task kind, task, model and data. An evaluation
+is that run with fields replaced (``run.replace(**fields)``), streamed by the function that
+streams training (``training.inputs.stream``) and scored by the loss and metric training
+compiles (``training.compiling``); any setting not given is the run's own, so
+``evaluate()`` reproduces the run's final test accuracy. Models built from a builder of your
+own reload too: its module is imported first (custom layers registered) and the file is
+loaded with ``safe_mode=True``.
 """
 
 import dataclasses
 import pathlib
-
-import numpy as np
 
 from pvr_keras import files, registry
 from pvr_keras.errors import DamagedFile, UntrustedCode
@@ -32,6 +34,7 @@ class FinishedRun:
     record: dict
     model: object
     run: object
+    _compiled: bool = dataclasses.field(default=False, init=False, repr=False)
 
     @property
     def config(self):
@@ -45,62 +48,66 @@ class FinishedRun:
         """The run's task, with task fields replaced."""
         return dataclasses.replace(self.run.task, **overrides)
 
-    def evaluate(
-        self, *, split="test", num_examples=None, seed=None, holdout=None, window=None,
-        data_dir=None, batch_size=None,
-    ):  # fmt: skip
-        """Accuracy and loss of the model on a fresh stream of the run's task.
+    def data_dir(self):
+        """The TFDS data dir the run recorded (image kinds), else None."""
+        return (self.record.get("system") or {}).get("data_dir") or self.config.get("data_dir")
+
+    def with_fields(self, **fields):
+        """The run with ``fields`` replaced (None: the run's own); raises ValueError for
+        fields or values a run of its kind refuses (``holdout`` 3 of a window-2 run)."""
+        return self.run.replace(**{k: v for k, v in fields.items() if v is not None})
+
+    def evaluate(self, *, split="test", num_examples=None, data_dir=None, batch_size=None,
+                 **fields):  # fmt: skip
+        """Accuracy and loss of the model on a fresh stream of the run with ``fields``.
 
         Args:
             split: ``"test"`` or ``"train"``.
             num_examples: examples evaluated (default: the run's test set size).
-            seed: the stream's seed (default: the run's, so ``split="test"`` is its test set).
-            holdout: holdout-k (token, sequence) or on/off (block); default the run's.
-            window: another window size: the label rule changes.
             data_dir: TFDS data dir of image runs (default: the run's record, else
                 ``TFDS_DATA_DIR``).
             batch_size: evaluation batch (default: the kind's).
+            **fields: run fields to replace, None for the run's own: ``seed`` (the
+                stream's; the run's makes ``split="test"`` its test set), ``holdout``
+                (holdout-k, or blocks' on/off), task fields (``window``: the label rule
+                changes).
 
         Returns:
             dict: split, window, holdout, seed, examples, accuracy, loss (cross-entropy; for
             a regression kind, ``metric="mse"``, the mean squared error and, as accuracy, the
-            fraction of predictions within 0.5 of the label).
+            fraction of predictions within 0.5 of the label): training's metrics.
         """
-        run, spec = self.run, self.run.spec
-        seed = run.data.seed if seed is None else seed
-        holdout = spec.check(run.task, run.data.holdout if holdout is None else holdout)
+        from pvr_keras.training import inputs
+
+        run = self.with_fields(**fields)
         num_examples = num_examples or run.data.test_examples
-        task = self.task(**({} if window is None else {"window": window}))
-        holdout = spec.check(task, holdout)
-        recorded = (self.record.get("system") or {}).get("data_dir") or self.config.get("data_dir")
-        extra = {"data_dir": data_dir or recorded} if spec.images else {}
-        ds = spec.stream("tfdata")(
-            task, num_examples, split=split, seed=seed, holdout=holdout, shuffle=False,
-            batch_size=batch_size or spec.eval_batch_size, **extra,
+        dataset = inputs.stream(
+            run.kind, run.task, split, num_examples, seed=run.data.seed, holdout=run.data.holdout,
+            batch_size=batch_size or run.spec.eval_batch_size,
+            input=inputs.default_input(run.kind), data_dir=data_dir or self.data_dir(),
         )  # fmt: skip
-        correct, loss_sum, count = 0, 0.0, 0
-        for x, y in ds:
-            logits = np.asarray(self.model.predict_on_batch(x.numpy()), np.float64)
-            y = y.numpy()
-            count += len(y)
-            if spec.metric == "mse":
-                error = logits.reshape(len(y)) - y
-                loss_sum += float((error**2).sum())
-                correct += int((np.abs(error) < 0.5).sum())
-                continue
-            shifted = logits - logits.max(axis=1, keepdims=True)
-            log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-            loss_sum += float(-log_p[np.arange(len(y)), y].sum())
-            correct += int((logits.argmax(axis=1) == y).sum())
+        result = self._for_evaluation().evaluate(dataset, verbose=0, return_dict=True)
         return {
             "split": split,
-            "window": getattr(task, "window", None),
-            "holdout": holdout,
-            "seed": seed,
-            "examples": count,
-            "accuracy": correct / count,
-            "loss": loss_sum / count,
+            "window": getattr(run.task, "window", None),
+            "holdout": run.data.holdout,
+            "seed": run.data.seed,
+            "examples": num_examples,
+            "accuracy": float(result["accuracy"]),
+            "loss": float(result["loss"]),
         }
+
+    def _for_evaluation(self):
+        """The model compiled with the loss and metric training compiles for its kind (its
+        optimizer, and so its state, kept)."""
+        if not self._compiled:
+            from pvr_keras.training.compiling import loss_and_metric
+
+            loss, accuracy = loss_and_metric(self.run.spec.metric)
+            optimizer = getattr(self.model, "optimizer", None) or "sgd"
+            self.model.compile(optimizer=optimizer, loss=loss, weighted_metrics=[accuracy])
+            self._compiled = True
+        return self.model
 
 
 def run_folder_problem(folder, what="a finished run folder with a saved model"):
@@ -128,7 +135,7 @@ def load_model(path, model=None, source=None, sha256=None):
     import keras
 
     from pvr_keras import models  # noqa: F401  (registers the library's layers)
-    from pvr_keras.training import loop, schedules  # noqa: F401  (schedule, MSE's metric)
+    from pvr_keras.training import compiling, schedules  # noqa: F401  (schedule, MSE's metric)
 
     path = pathlib.Path(path)
     if not path.is_file():

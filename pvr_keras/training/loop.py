@@ -1,8 +1,11 @@
-"""The fit-loop glue: compile with a recipe, train with per-epoch records, resume after a kill."""
+"""The fit-loop glue: train a model with a recipe, per-epoch records, resume after a kill.
+
+Compiling lives in ``training.compiling`` (its names are also importable from here), what
+happens at each epoch's end in ``training.epochs``.
+"""
 
 import dataclasses
 import json
-import math
 import os
 import pathlib
 import shutil
@@ -12,12 +15,17 @@ from typing import Any
 
 import keras
 
-from pvr_keras import engines, files
+from pvr_keras import files
 from pvr_keras.errors import DiskFull
 from pvr_keras.figures.curves import learning_curve
-from pvr_keras.training import distribute, records
+from pvr_keras.training import distribute, epochs, records
 from pvr_keras.training.checkpoint import Checkpoint, needed_bytes
-from pvr_keras.training.recipe import optimizer_for
+from pvr_keras.training.compiling import (  # noqa: F401  (importable from here, as before)
+    STEPS_PER_EXECUTION,
+    compile_model,
+    resolve_steps_per_execution,
+    within_half,
+)
 
 
 @dataclasses.dataclass
@@ -28,7 +36,8 @@ class TrainData:
         make_train: ``first_epoch -> dataset`` of training batches repeating forever, each
             epoch reshuffled by its epoch number (so a resumed run sees the same order).
         num_examples: training-set size (sets steps per epoch with the recipe's batch size).
-        test: finite test dataset, evaluated after every epoch.
+        test: finite test dataset, evaluated after every epoch (``test_loss``,
+            ``test_accuracy``).
         train_eval: finite dataset of training examples evaluated after every epoch (the
             "training accuracy" of the paper's plots and failed-run rule); ``None`` uses the
             running accuracy Keras reports during the epoch.
@@ -43,6 +52,10 @@ class TrainData:
             come from the recipe's. ``None``: not checked.
         metric: ``"accuracy"`` (classification: cross-entropy on logits) or ``"mse"``
             (regression on one output: mean squared error; see ``compile_model``).
+        validation: finite dataset that ``fit`` evaluates after every epoch as its
+            ``validation_data`` (Keras's ``val_loss`` / ``val_accuracy``, recorded as
+            ``validation_loss`` / ``validation_accuracy``): examples neither trained on nor
+            tested (``inputs.train_data``). ``None``: no validation.
     """
 
     make_train: Callable[[int], Any]
@@ -53,59 +66,7 @@ class TrainData:
     input: str = "tfdata"
     batch_size: int | None = None
     metric: str = "accuracy"
-
-
-class _EpochRecorder(keras.callbacks.Callback):
-    """After each epoch: evaluate training accuracy, append history, write record, checkpoint.
-
-    It reads the model's values once per epoch and never per batch (no ``on_train_batch_end``,
-    and no ``TerminateOnNaN``, which reads the loss after every batch), so the device never
-    waits for the host between steps: a loss that becomes NaN makes the epoch's mean loss
-    NaN, and the run stops at the end of that epoch, recorded as NaN.
-    """
-
-    def __init__(self, run, engine_callbacks=()):
-        super().__init__()
-        self.run = run
-        self.engine_callbacks = list(engine_callbacks)  # ``Placement.callbacks()``
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self.t0 = time.perf_counter()
-
-    def on_epoch_end(self, epoch, logs=None):
-        logs = logs if logs is not None else {}
-        run = self.run
-        if not math.isfinite(float(logs.get("loss", 0.0))):
-            run.saw_nan = True
-            self.model.stop_training = True
-        if run.data.train_eval is not None:
-            result = self.model.evaluate(
-                run.data.train_eval, verbose=0, return_dict=True, callbacks=self.engine_callbacks
-            )
-            logs["train_eval_accuracy"] = result["accuracy"]
-        else:
-            logs["train_eval_accuracy"] = logs.get("accuracy")
-        history = run.record["history"]
-        row = {
-            "epoch": epoch + 1,
-            "train_loss": logs.get("loss"),
-            "train_accuracy": logs.get("accuracy"),
-            "train_eval_accuracy": logs["train_eval_accuracy"],
-            "test_loss": logs.get("val_loss"),
-            "test_accuracy": logs.get("val_accuracy"),
-            "learning_rate": float(keras.ops.convert_to_numpy(self.model.optimizer.learning_rate)),
-            "epoch_seconds": time.perf_counter() - self.t0,
-        }
-        for key, value in row.items():
-            history[key].append(None if value is None else float(value))
-        history["epoch"][-1] = epoch + 1  # an int in the CSV, not 1.0
-        run.record["epochs_completed"] = epoch + 1
-        run.record["wall_time_s"] = run.elapsed()
-        records.write_record(run.out_dir, run.record)
-        run.checkpoint.save(
-            self.model,
-            {"epoch": epoch + 1, "record": run.record},
-        )
+    validation: Any = None
 
 
 @dataclasses.dataclass
@@ -137,68 +98,6 @@ class _Run:
 
     def elapsed(self):
         return self.wall_before + time.perf_counter() - self.t_start
-
-
-@keras.saving.register_keras_serializable(package="pvr_keras")
-def within_half(y_true, y_pred):
-    """1 where the prediction is within 0.5 of the label (a regression's "accuracy": for
-    labels in {-1, 0, +1}, the nearest of them is the label)."""
-    y_pred = keras.ops.reshape(y_pred, keras.ops.shape(y_true))
-    return keras.ops.cast(keras.ops.abs(y_pred - y_true) < 0.5, "float32")
-
-
-# Steps per compiled call unless a run says otherwise, at most an epoch's. Measured on a
-# 2-core CPU (tools/bench_train.py --part execution): 1/16-width MLP at batch 128, 0.63 ms a
-# step one step per call, 0.25 ms 32 per call on JAX; 2.09 and 0.91 ms on TensorFlow; no
-# change for the paper's MLP at batch 1024 (its step is compute). On an accelerator it also
-# lets the device run 32 steps before the host looks at them (callbacks, progress bar).
-STEPS_PER_EXECUTION = 32
-
-
-def resolve_steps_per_execution(asked, steps_per_epoch, limit=None):
-    """The steps per compiled call of a run: the largest divisor of the epoch's steps up to
-    ``asked`` (a run's ``system.steps_per_execution``, else ``STEPS_PER_EXECUTION``) and up
-    to ``limit`` (the engine's ``Placement.max_steps_per_execution``; None: no limit).
-
-    A divisor, because Keras runs whole calls on an endless stream: 8 steps per call on a
-    20-step epoch would train 24 steps in it. So every epoch trains exactly its steps (and
-    callbacks see every epoch's end); an epoch of a prime number of steps above the cap runs
-    one step per call."""
-    if asked is None:
-        asked = STEPS_PER_EXECUTION
-    if isinstance(asked, bool) or not isinstance(asked, int) or asked < 1:
-        raise ValueError(f"steps_per_execution must be a positive integer; received {asked!r}")
-    cap = min(asked, steps_per_epoch, limit or asked)
-    return max(k for k in range(1, cap + 1) if steps_per_epoch % k == 0)
-
-
-def compile_model(model, recipe, num_examples, metric="accuracy", steps_per_execution=1):
-    """Compiles ``model`` with the recipe's optimizer and, for ``metric="accuracy"``,
-    cross-entropy on logits and accuracy; for ``"mse"`` the mean squared error and, as its
-    "accuracy", the fraction of predictions within 0.5 of the label (``within_half``).
-    ``steps_per_execution``: training steps per compiled call (the same steps, the same
-    results; callbacks see the model once per call). XLA is the engine's measured-fastest
-    setting (``engines.jit_compile``)."""
-    if metric == "mse":
-        loss = keras.losses.MeanSquaredError()
-        accuracy = keras.metrics.MeanMetricWrapper(within_half, name="accuracy")
-    elif metric == "accuracy":
-        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-        accuracy = keras.metrics.SparseCategoricalAccuracy(name="accuracy")
-    else:
-        raise ValueError(f"metric must be accuracy or mse; received {metric!r}")
-    model.compile(
-        optimizer=optimizer_for(recipe, num_examples),
-        loss=loss,
-        # Weighted: the zero-weight rows that pad a batch over several devices must not count
-        # (without sample weights this is plain accuracy).
-        weighted_metrics=[accuracy],
-        steps_per_execution=steps_per_execution,
-    )
-    jit = engines.jit_compile(model)
-    if jit is not None:
-        model.jit_compile = jit
-    return model
 
 
 def train(
@@ -234,7 +133,8 @@ def train(
         config: JSON-ready dict describing the run (the recipe's resolved config); a folder
             holding a different config is refused rather than mixed.
         seed: seeds Keras (weights, dropout) for this run.
-        verbose: Keras ``fit`` verbosity (progress bar by default).
+        verbose: Keras ``fit`` verbosity; ``"auto"`` (the default): a progress bar on a
+            terminal, one line per epoch when the output goes to a file or a pipe.
         keep_checkpoint: keep the resume checkpoint after the run (else it is removed).
         title: title of the learning-curve plot.
         save_model: also save the trained model as ``out_dir/model.keras`` (for analyses).
@@ -314,7 +214,7 @@ def _train(run, build_model, distribution):
         distribution.prepare(model, data.test.element_spec)
         state = run.checkpoint.restore(model)
     steps = recipe.steps_per_epoch(data.num_examples)
-    epochs = recipe.num_epochs(data.num_examples)
+    num_epochs = recipe.num_epochs(data.num_examples)
     if state is not None:
         run.record = state["record"]
         # Every resume counts, also one killed before its first epoch ended: the record on
@@ -324,7 +224,7 @@ def _train(run, build_model, distribution):
         run.wall_before = run.record["wall_time_s"]
         initial_epoch = state["epoch"]
         records.write_record(run.out_dir, run.record)
-        print(f"{run.out_dir}: resuming after epoch {initial_epoch} of {epochs}")
+        print(f"{run.out_dir}: resuming after epoch {initial_epoch} of {num_epochs}")
     else:
         initial_epoch = 0
         run.record = {
@@ -340,7 +240,7 @@ def _train(run, build_model, distribution):
             "num_params": model.count_params(),
             "num_examples": data.num_examples,
             "steps_per_epoch": steps,
-            "epochs_planned": epochs,
+            "epochs_planned": num_epochs,
             "epochs_completed": 0,
             "resumed": 0,
             "started": records.now(),
@@ -355,21 +255,23 @@ def _train(run, build_model, distribution):
     run.record["starts"] = [*run.record.get("starts", []), {"epoch": initial_epoch, **engine}]
     run.record["steps_per_execution"] = options.steps_per_execution
     engine_callbacks = distribution.callbacks()
-    if initial_epoch < epochs:
+    verbose, lines = epochs.progress(options.verbose)
+    if initial_epoch < num_epochs:
         with distribution.scope():
             model.fit(
                 data.make_train(initial_epoch),
-                epochs=epochs,
+                epochs=num_epochs,
                 initial_epoch=initial_epoch,
                 steps_per_epoch=steps,
-                validation_data=data.test,
+                validation_data=data.validation,
                 shuffle=False,  # the dataset reshuffles itself each epoch
                 callbacks=[
                     *engine_callbacks,
-                    _EpochRecorder(run, engine_callbacks),
+                    epochs.EpochRecorder(run, engine_callbacks),
                     *options.callbacks,
+                    *lines,
                 ],
-                verbose=options.verbose,
+                verbose=verbose,
             )
     final_evals = {}
     with distribution.scope():
@@ -418,7 +320,7 @@ def _finish(run, final_evals):
         run.options.title,
     )
     record = run.record
-    history = record["history"]
+    history = records.pad_history(record["history"])
     final_train = history["train_eval_accuracy"][-1] if history["epoch"] else None
     record["status"] = "nan" if run.saw_nan else "complete"
     record["final"] = {
@@ -429,6 +331,8 @@ def _finish(run, final_evals):
             "train_eval_accuracy",
             "test_loss",
             "test_accuracy",
+            "validation_loss",
+            "validation_accuracy",
         )
     }
     record["final"].update(final_evals)

@@ -36,7 +36,11 @@ HISTORY_COLUMNS = (
     "test_accuracy",
     "learning_rate",
     "epoch_seconds",
+    "validation_loss",
+    "validation_accuracy",
 )
+# Columns a record written before them lacks (read as empty: ``pad_history``).
+LATER_COLUMNS = ("validation_loss", "validation_accuracy")
 
 
 def versions():
@@ -77,17 +81,27 @@ def environment():
 
 
 def history_csv(history):
-    """CSV text of a history dict of equal-length column lists."""
+    """CSV text of a history dict of equal-length column lists (a column it lacks, from a
+    record written before that column existed, is empty)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(HISTORY_COLUMNS)
     for i in range(len(history["epoch"])):
-        writer.writerow([history[c][i] for c in HISTORY_COLUMNS])
+        writer.writerow([history[c][i] if c in history else None for c in HISTORY_COLUMNS])
     return out.getvalue()
 
 
 def empty_history():
     return {c: [] for c in HISTORY_COLUMNS}
+
+
+def pad_history(history):
+    """Adds to ``history`` (in place) the columns it lacks, empty (None) for the epochs it
+    has: a run resumed from a record written before those columns existed."""
+    for column in HISTORY_COLUMNS:
+        if column not in history:
+            history[column] = [None] * len(history["epoch"])
+    return history
 
 
 def write_record(out_dir, record):
@@ -130,7 +144,8 @@ class RunLock:
 
     A second process asking for the same folder fails at once, saying which process holds
     it, instead of the two overwriting each other's checkpoints. The operating system drops
-    the lock when its process dies, so a killed run never leaves a stale one.
+    the lock when its process dies, so a killed run never leaves a stale one; a run that
+    ends removes the lock file, so a finished run folder holds none.
 
     The lock file is opened without following a link (a planted link is refused).
 
@@ -149,18 +164,24 @@ class RunLock:
         import fcntl
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = open_file(self.path, os.O_RDWR | os.O_CREAT)
-        handle = os.fdopen(fd, "r+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
+        while True:
+            fd = open_file(self.path, os.O_RDWR | os.O_CREAT)
+            handle = os.fdopen(fd, "r+")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                handle.close()
+                raise RunBusy(
+                    f"{self.path.parent} is in use by {holder}: one run per folder at a time "
+                    f"(wait for it, or use another out folder)"
+                ) from None
+            if self._still_named(handle):
+                break
+            # The holder removed the file between our open and our lock (its run ended):
+            # this lock is on a file nobody else will see; take the one at the path now.
             handle.close()
-            raise RunBusy(
-                f"{self.path.parent} is in use by {holder}: one run per folder at a time "
-                f"(wait for it, or use another out folder)"
-            ) from None
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
@@ -168,7 +189,17 @@ class RunLock:
         self._file = handle
         return self
 
+    def _still_named(self, handle):
+        try:
+            named = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(handle.fileno())
+        return (named.st_dev, named.st_ino) == (mine.st_dev, mine.st_ino)
+
     def __exit__(self, *exc):
+        # Removed while still held, so that whoever opens the path next makes a new file.
+        self.path.unlink(missing_ok=True)
         self._file.close()  # closing releases the lock
         self._file = None
 

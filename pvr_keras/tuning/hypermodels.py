@@ -1,20 +1,25 @@
-"""A keras-tuner HyperModel over the library's builders (and yours), with the paper's search
-space.
+"""A keras-tuner HyperModel over a run (any kind, any model), with the paper's search space.
 
 Appendix A: "a small scale hyperparameter sweep on different optimizers (SGD, Adam, Adagrad,
-LAMB), learning rates (1e-3 ~ 4e-1) and batch sizes (128, 256, 512, 1024, 2048, 4096)". The
-model knobs and the optimizer are chosen in ``build(hp)``; the batch size and the number of
-epochs in ``fit(hp, model, ...)``, as keras-tuner's docs do it.
+LAMB), learning rates (1e-3 ~ 4e-1) and batch sizes (128, 256, 512, 1024, 2048, 4096)". A
+trial is the search's run with the trial's values, ``run.replace(model=..., optimizer=...,
+learning_rate=..., batch_size=...)``, built, compiled and fed as ``training.run`` does it
+(``training.compiling.compile_model``: the loss and metric of its kind, MSE for a Boolean
+search; ``training.inputs``: its streams). The model knobs and the optimizer are chosen in
+``build(hp)``; the batch size is declared up front and the epochs come in ``fit(hp, model,
+...)``, as keras-tuner's docs do it.
 """
 
-import math
+import dataclasses
 
 import keras
 import keras_tuner
 
-from pvr_keras import compat, engines, kinds, models, registry
-from pvr_keras.training.recipe import OPTIMIZERS, make_optimizer
-from pvr_keras.training.schedules import WarmupCosine
+from pvr_keras import compat, kinds, models, registry
+from pvr_keras.runconfig import Run
+from pvr_keras.training.compiling import compile_model, resolve_steps_per_execution
+from pvr_keras.training.inputs import run_data
+from pvr_keras.training.recipe import OPTIMIZERS, make_optimizer  # noqa: F401  (exported)
 
 LEARNING_RATES = (1e-3, 4e-1)
 BATCH_SIZES = (128, 256, 512, 1024, 2048, 4096)
@@ -33,71 +38,76 @@ def _check_subset(name, values, allowed):
     return values
 
 
-class PVRHyperModel(keras_tuner.HyperModel):
-    """Searches the paper's optimizer, learning rate and batch size (and the model) for a PVR
-    task of any kind (token by default).
+def _positive(label, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{label} must be a positive integer; received {value!r}")
+    return value
 
-    Each trial builds ``models.get(model, **model_kwargs[model])`` for the task (a
-    registered name or a builder reference), trains it on
-    the first ``num_examples`` training examples with a linear warm-up then cosine schedule
-    over ``epochs`` (the paper's recipe shape, weight decay 1e-5, SGD momentum 0.9) and
-    reports ``val_accuracy`` on ``val_examples`` examples of the test split drawn with seed
-    ``seed + 1`` (independent of the test set a final run reports with ``seed``).
+
+class PVRHyperModel(keras_tuner.HyperModel):
+    """Searches the paper's optimizer, learning rate and batch size (and the model) for a
+    run of any kind.
+
+    Each trial is ``run.replace(model=..., model_kwargs=model_kwargs.get(model, ...),
+    optimizer=..., learning_rate=..., batch_size=...)`` with no minimum of steps (a trial
+    trains its epochs), seeded, built and compiled as ``training.run`` does (the kind's loss
+    and metric, the run's schedule), trained on the run's training stream and scored by
+    ``val_accuracy`` on the run's validation set (``training.inputs``: ``val_examples``
+    training-distribution examples drawn with seed ``seed + 1``, never the test set).
 
     Args:
-        task: the task (of ``kind``).
-        num_examples: training-set size.
+        run: the search's ``runconfig.Run`` (its kind, task, sizes, seed, holdout, epochs,
+            warm-up and schedule); or, as before runs, a task, with ``num_examples``,
+            ``kind``, ``epochs`` (default 10), ``warmup_epochs`` (default 1), ``seed``,
+            ``holdout`` and ``data_dir`` making the run (the kind's defaults otherwise).
         val_examples: validation-set size.
         models: models to choose from: names (``registry.model_names(...)``) or builder
-            references.
-        model_kwargs: ``{name: kwargs}`` passed to the builder (e.g. smaller widths).
-        epochs: epochs per trial (Hyperband's ``max_epochs``).
-        warmup_epochs: linear warm-up epochs.
+            references (default: the run's model).
+        model_kwargs: ``{name: kwargs}`` of each model's builder (e.g. smaller widths).
         optimizers: optimizers to choose from (``OPTIMIZERS``).
         learning_rates: (low, high) of the log-uniform learning rate.
         batch_sizes: batch sizes to choose from.
-        seed: seeds the data and each trial's initial weights.
-        holdout: holdout-k of the training/validation data (Section 6.2).
-        kind: the task kind (``kinds.kind_names()`` or a reference).
-        data_dir: TFDS data dir of image kinds.
+        num_examples, epochs, warmup_epochs, seed, holdout, data_dir: replace the run's.
 
     Example:
-        >>> hypermodel = PVRHyperModel(TokenTask(), 50_000)
+        >>> hypermodel = PVRHyperModel(Run.make("boolean", epochs=20))
         >>> tuner = make_tuner("random", hypermodel, max_trials=20, directory="runs/tune")
         >>> tuner.search()
     """
 
     def __init__(
         self,
-        task,
-        num_examples,
+        run,
+        num_examples=None,
         *,
         val_examples=10_000,
-        models=("mlp",),
+        models=None,
         model_kwargs=None,
-        epochs=10,
-        warmup_epochs=1,
+        epochs=None,
+        warmup_epochs=None,
         optimizers=OPTIMIZERS,
         learning_rates=LEARNING_RATES,
         batch_sizes=BATCH_SIZES,
-        seed=0,
-        holdout=0,
-        kind="token",
+        seed=None,
+        holdout=None,
+        kind=None,
         data_dir=None,
         name="token_pvr",
     ):
         super().__init__(name=name)
-        self.kind = kinds.kind(kind)
-        if not isinstance(task, self.kind.task):
-            raise ValueError(
-                f"task must be a {self.kind.task.__name__} (the {self.kind.name} kind's); "
-                f"received {type(task).__name__}"
-            )
-        self.models = tuple(models)
+        if not isinstance(run, Run):  # a task, and the fields of its run
+            run = _run_of_task(run, kind or "token", 10 if epochs is None else epochs,
+                               warmup_epochs, num_examples)  # fmt: skip
+        elif kind is not None and kinds.kind(kind).name != run.spec.name:
+            raise ValueError(f"kind {kind!r} is not the run's kind, {run.spec.name!r}")
+        given = {"num_examples": num_examples, "epochs": epochs, "warmup_epochs": warmup_epochs,
+                 "seed": seed, "holdout": holdout, "data_dir": data_dir}  # fmt: skip
+        run = run.replace(min_steps=0, **{k: v for k, v in given.items() if v is not None})
+        self.models = (run.model,) if models is None else tuple(models)
         if not self.models:
             raise ValueError("models must name at least one model")
         for model in self.models:
-            registry.check_model(model, self.kind.models)
+            registry.check_model(model, run.spec.models)
         self.optimizers = _check_subset("optimizers", optimizers, OPTIMIZERS)
         self.batch_sizes = _check_subset("batch_sizes", batch_sizes, BATCH_SIZES)
         low, high = learning_rates
@@ -105,84 +115,88 @@ class PVRHyperModel(keras_tuner.HyperModel):
             raise ValueError(
                 f"learning_rates must be (low, high), 0 < low < high; received {learning_rates!r}"
             )
-        for label, value in (
-            ("num_examples", num_examples),
-            ("val_examples", val_examples),
-            ("epochs", epochs),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{label} must be a positive integer; received {value!r}")
-        if not 0 <= warmup_epochs <= epochs:
+        _positive("val_examples", val_examples)
+        if not 0 <= run.warmup_epochs <= run.epochs:
             raise ValueError(
-                f"warmup_epochs must be in [0, epochs={epochs}]; received {warmup_epochs!r}"
+                f"warmup_epochs must be in [0, epochs={run.epochs}]; received {run.warmup_epochs!r}"
             )
-        holdout = self.kind.check(task, holdout)
-        self.task = task
-        self.data_dir = data_dir
-        self.num_examples = num_examples
+        self.run = run
+        self.kind = run.spec
         self.val_examples = val_examples
         self.model_kwargs = dict(model_kwargs or {})
-        self.epochs = epochs
-        self.warmup_epochs = warmup_epochs
         self.learning_rates = (float(low), float(high))
-        self.seed = seed
-        self.holdout = holdout
+
+    # The search's run, by the names the hypermodel had before runs.
+    task = property(lambda self: self.run.task)
+    num_examples = property(lambda self: self.run.num_examples)
+    epochs = property(lambda self: self.run.epochs)
+    warmup_epochs = property(lambda self: self.run.warmup_epochs)
+    seed = property(lambda self: self.run.seed)
+    holdout = property(lambda self: self.run.holdout)
 
     def declare_hyperparameters(self, hp):
         # The batch size is used in fit; declared up front, the first trial samples it too
         # (otherwise keras-tuner only learns of it after that trial and uses its default).
         hp.Choice("batch_size", self.batch_sizes)
 
-    def build(self, hp):
+    def trial_run(self, hp):
+        """The run a trial trains: the search's run with the trial's values."""
         name = hp.Choice("model", self.models)
         optimizer = hp.Choice("optimizer", self.optimizers)
         learning_rate = hp.Float("learning_rate", *self.learning_rates, sampling="log")
-        keras.utils.set_random_seed(self.seed)
-        model = models.get(
-            name, **self.kind.model_arguments(self.task), **self.model_kwargs.get(name, {})
-        )
-        model.compile(
-            optimizer=make_optimizer(optimizer, learning_rate),
-            loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-            weighted_metrics=[keras.metrics.SparseCategoricalAccuracy(name="accuracy")],
-        )
-        jit = engines.jit_compile(model)  # the engine's measured-fastest XLA setting
-        if jit is not None:
-            model.jit_compile = jit
-        return model
+        batch_size = hp.Choice("batch_size", self.batch_sizes)
+        own = self.run.model_kwargs if name == self.run.model else {}
+        return self.run.replace(
+            model=name, model_kwargs=dict(self.model_kwargs.get(name, own)),
+            optimizer=optimizer, learning_rate=float(learning_rate), batch_size=int(batch_size),
+        )  # fmt: skip
+
+    def build(self, hp):
+        from pvr_keras.training.loop import _build
+
+        trial = self.trial_run(hp)
+        keras.utils.set_random_seed(trial.seed)
+        arguments = trial.model_arguments()
+        model = _build(lambda: models.get(trial.model, **arguments), trial.train.dtype_policy)
+        steps = trial.train.steps_per_epoch(trial.num_examples)
+        per_call = resolve_steps_per_execution(trial.system.steps_per_execution, steps)
+        return compile_model(model, trial.train, trial.num_examples, trial.spec.metric, per_call)
 
     def fit(self, hp, model, *args, **kwargs):
-        """Trains ``model`` with the trial's batch size; ``epochs``/``initial_epoch`` in
-        ``kwargs`` come from Hyperband, other ``kwargs`` (callbacks, verbose) go to ``fit``."""
-        batch_size = hp.Choice("batch_size", self.batch_sizes)
-        epochs = kwargs.pop("epochs", self.epochs)
+        """Trains ``model`` on the trial's run's streams; ``epochs``/``initial_epoch`` in
+        ``kwargs`` come from Hyperband, other ``kwargs`` (callbacks, verbose) go to ``fit``.
+
+        The schedule (made in ``build``) spans the run's epochs, so a Hyperband round that
+        stops early has seen the first part of the same schedule."""
+        trial = self.trial_run(hp)
+        epochs = kwargs.pop("epochs", trial.epochs)
         initial_epoch = kwargs.pop("initial_epoch", 0)
-        steps = math.ceil(self.num_examples / batch_size)
-        # The schedule spans the full budget, so a Hyperband round that stops early has seen
-        # the first part of the same schedule; its length needs the batch size, known here.
-        total = steps * self.epochs
-        model.optimizer.learning_rate = WarmupCosine(
-            hp.get("learning_rate"), min(steps * self.warmup_epochs, total), total
-        )
+        steps = trial.train.steps_per_epoch(trial.num_examples)
         model.optimizer.iterations.assign(steps * initial_epoch)
-        stream = self.kind.stream("tfdata")
-        extra = {"data_dir": self.data_dir} if self.kind.images else {}
-        train = stream(
-            self.task, self.num_examples, split="train", seed=self.seed, holdout=self.holdout,
-            batch_size=batch_size, epochs=None, first_epoch=initial_epoch, **extra,
-        )  # fmt: skip
-        val = stream(
-            self.task, self.val_examples, split="test", seed=self.seed + 1,
-            holdout=self.holdout, batch_size=self.kind.eval_batch_size, shuffle=False, **extra,
-        )  # fmt: skip
+        data = run_data(trial, validation_examples=self.val_examples)
+        kwargs.setdefault("shuffle", False)  # the stream reshuffles itself each epoch
         return model.fit(
-            train,
+            data.make_train(initial_epoch),
             steps_per_epoch=steps,
             epochs=epochs,
             initial_epoch=initial_epoch,
-            validation_data=val,
+            validation_data=data.validation,
             **kwargs,
         )
+
+
+def _run_of_task(task, kind, epochs, warmup_epochs, num_examples):
+    """A run of ``task``: the kind's defaults, the task, and a tuning trial's length."""
+    spec = kinds.kind(kind)
+    if not isinstance(task, spec.task):
+        raise ValueError(
+            f"task must be a {spec.task.__name__} (the {spec.name} kind's); "
+            f"received {type(task).__name__}"
+        )
+    _positive("num_examples", num_examples)
+    _positive("epochs", epochs)
+    run = dataclasses.replace(Run.make(kind), task=task)
+    return run.replace(epochs=epochs, warmup_epochs=1 if warmup_epochs is None else warmup_epochs)
 
 
 # keras-tuner's tuners, without its unconditional tensorboard import (pvr_keras.compat).

@@ -32,16 +32,14 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
     scores = [b["val_accuracy"] for b in saved["best"]]
     assert scores == sorted(scores, reverse=True)
     # Each trial's score again: its saved model on the validation set (128 examples of the
-    # test split, seed 1), accuracy counted here.
+    # train split drawn with seed 1: the run's validation set, not its test set), accuracy
+    # counted here.
     run, own = tune.RECIPE.parse(args)
-    hypermodel = tuning.PVRHyperModel(
-        run.task, run.num_examples, val_examples=own.val_examples, models=own.models,
-        epochs=run.epochs, warmup_epochs=run.warmup_epochs, seed=run.seed,
-    )  # fmt: skip
+    hypermodel = tuning.PVRHyperModel(run, val_examples=own.val_examples, models=own.models)
     tuner = tuning.make_tuner(
         "random", hypermodel, directory=str(tmp_path), project_name=folder.name, max_trials=2
     )
-    x, y = data.token_arrays(run.task, 128, split="test", seed=run.seed + 1)
+    x, y = data.token_arrays(run.task, 128, split="train", seed=run.seed + 1)
     for trial, model in zip(tuner.oracle.get_best_trials(2), tuner.get_best_models(2), strict=True):
         accuracy = float((model.predict(x, verbose=0).argmax(-1) == y).mean())
         assert trial.score == pytest.approx(accuracy, abs=1e-6), trial.trial_id
@@ -109,3 +107,29 @@ def test_a_directory_that_is_a_file_is_refused(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(ValueError, match="is under .*file, which is a file"):
         tune.main([*TINY, "--directory", str(tmp_path / "file")])
+
+
+def test_a_boolean_search_trains_the_mean_squared_error(tmp_path):
+    """``--kind boolean``: each trial is a Boolean run trained as ``train.py`` trains it, with
+    the mean squared error (the regression's loss), not cross-entropy."""
+    args = ["--kind", "boolean", "--num-examples", "256", "--val-examples", "64", "--epochs",
+            "1", "--max-trials", "1", "--directory", str(tmp_path)]  # fmt: skip
+    summary = tune.main(args)
+    assert summary["status"] == {"COMPLETED": 1}
+    folder = pathlib.Path(summary["project"])
+    assert folder.name == "random_bits_mlp_boolean_n256"
+    assert summary["train_command"].startswith("python recipes/train.py --kind boolean ")
+    run, own = tune.parse(args)
+    assert run.kind == "boolean" and own.models == ("bits_mlp",)
+    tuner = tuning.make_tuner(
+        "random", tuning.PVRHyperModel(run, val_examples=64, models=own.models),
+        directory=str(tmp_path), project_name=folder.name, max_trials=1,
+    )  # fmt: skip
+    (trial,) = tuner.oracle.trials.values()
+    model = tuner.get_best_models(1)[0]
+    assert type(model.loss).__name__ == "MeanSquaredError"
+    # The loss keras-tuner recorded for the trial is the trained model's MSE on the
+    # run's validation set.
+    x, y = data.boolean_arrays(run.task, 64, split="train", seed=run.seed + 1)
+    error = model.predict(x, verbose=0).reshape(-1) - y
+    assert trial.metrics.get_last_value("val_loss") == pytest.approx((error**2).mean(), rel=1e-4)

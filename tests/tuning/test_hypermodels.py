@@ -5,7 +5,8 @@ import keras_tuner
 import numpy as np
 import pytest
 
-from pvr_keras import tuning
+from pvr_keras import data, tuning
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.schedules import WarmupCosine
 
@@ -176,3 +177,48 @@ def test_search_resumes_interrupted_and_extended(tmp_path):
     extended = tuner(3)
     extended.search(verbose=0)
     assert Interrupted.fits == 2 and len(extended.oracle.trials) == 3
+
+
+def _compiled_loss(hypermodel, **values):
+    model = hypermodel.build(
+        hp_with(optimizer="adam", learning_rate=0.01, batch_size=128, **values)
+    )
+    return model, type(model.loss).__name__
+
+
+def test_a_trial_is_the_search_run_with_the_trials_values():
+    run = Run.make("token", window=2, num_examples=300, epochs=3, warmup_epochs=1, seed=4)
+    hypermodel = tuning.PVRHyperModel(run, val_examples=64, model_kwargs=TINY)
+    hp = hp_with(model="mlp", optimizer="adam", learning_rate=0.01, batch_size=256)
+    trial = hypermodel.trial_run(hp)
+    assert trial == run.replace(optimizer="adam", learning_rate=0.01, batch_size=256,
+                                min_steps=0, model_kwargs=TINY["mlp"])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "kind, loss, metric",
+    [("token", "SparseCategoricalCrossentropy", "SparseCategoricalAccuracy"),
+     ("boolean", "MeanSquaredError", "MeanMetricWrapper")],
+)  # fmt: skip
+def test_a_trial_is_compiled_with_the_loss_and_metric_of_its_kind(kind, loss, metric):
+    """As ``training.run`` compiles it: a Boolean search trains the mean squared error."""
+    hypermodel = tuning.PVRHyperModel(Run.make(kind, epochs=2, warmup_epochs=0), val_examples=64)
+    model, found = _compiled_loss(hypermodel, model=hypermodel.models[0])
+    assert found == loss
+    assert [type(m).__name__ for m in model._compile_metrics._user_weighted_metrics] == [metric]
+
+
+@pytest.mark.slow
+def test_a_boolean_search_trains_and_scores_the_mean_squared_error(tmp_path):
+    """One trial of a Boolean search: the validation loss keras-tuner records is the mean
+    squared error of the trained model on the run's validation set."""
+    run = Run.make("boolean", epochs=1, num_examples=256)
+    hypermodel = tuning.PVRHyperModel(run, val_examples=64, batch_sizes=(128,))
+    tuner = tuning.make_tuner("random", hypermodel, directory=tmp_path, max_trials=1)
+    tuner.search(verbose=0)
+    (trial,) = tuner.oracle.trials.values()
+    model = tuner.get_best_models(1)[0]
+    x, y = data.boolean_arrays(run.task, 64, split="train", seed=run.seed + 1)
+    error = model.predict(x, verbose=0).reshape(-1) - y
+    assert trial.metrics.get_last_value("val_loss") == pytest.approx(np.mean(error**2), rel=1e-4)
+    assert trial.score == pytest.approx(np.mean(np.abs(error) < 0.5), abs=1e-6)
