@@ -1,6 +1,6 @@
 """Dataclass fields that carry the help (and choices) of their command-line flag.
 
-Every config section (a task, the training recipe, the run's sections, a recipe's own fields)
+Every config section (a task, the train section, the run's sections, a recipe's own fields)
 declares its fields with ``field``; ``pvr_keras.cli`` makes one flag of each::
 
     window: int = field("window size (complexity + 1)", default=1)

@@ -1,4 +1,4 @@
-"""One run config for every task kind: task + model + data + training recipe + system.
+"""One run config for every task kind: task + model + data + train section + system.
 
     from pvr_keras.runconfig import Run
     run = Run.make("token", model="mixer", width=0.125, window=2, num_examples=30_000)
@@ -299,7 +299,7 @@ class Run:
     # -- what it trains -------------------------------------------------------------------------
 
     def recipe(self):
-        """The training recipe (the ``train`` section)."""
+        """The training settings (the ``train`` section)."""
         return self.train
 
     def model_arguments(self):

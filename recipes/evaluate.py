@@ -83,7 +83,7 @@ def check_requests(args):
     run), from its record alone: before Keras or TensorFlow is imported. A record naming
     code of its own is checked once loaded (``training.load_run`` decides whether to trust
     it), as is a record that does not read."""
-    from pvr_keras import identity, registry
+    from pvr_keras import legacy, registry
     from pvr_keras.training import records
 
     try:
@@ -91,7 +91,7 @@ def check_requests(args):
         if any(isinstance(config.get(key), str) and registry.is_reference(config[key])
                for key in ("model", "kind")):  # fmt: skip
             return
-        run = identity.from_config(config)
+        run = legacy.from_config(config)
     except (OSError, ValueError):
         return  # load_run says what is wrong with the folder
     for window, holdout in itertools.product(args.window or [None], args.holdout or [None]):

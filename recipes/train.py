@@ -5,7 +5,7 @@
     python recipes/train.py --kind my_kinds.py:REVERSED --model my_nets.py:tiny_net
 
 The flags are the fields of the kind's runs (its task's fields, the model, the data, the
-training recipe, the system; ``--kind K --help`` lists them), at the kind's defaults (the
+training settings, the system; ``--kind K --help`` lists them), at the kind's defaults (the
 paper's recipe of that kind). ``token_pvr.py``, ``block_iid.py`` and ``image_sequence.py``
 are this recipe with the presets of the paper's experiments.
 

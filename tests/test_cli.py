@@ -126,7 +126,7 @@ def test_written_config_reads_back_as_json(tmp_path):
 
 
 def test_a_run_recipes_flags_come_from_the_runs_sections():
-    """Every field of the kind's runs is a flag (task, architecture, data, training recipe,
+    """Every field of the kind's runs is a flag (task, architecture, data, train section,
     system), once, plus the recipe's own; run fields route to their sections."""
 
     @dataclasses.dataclass(frozen=True)

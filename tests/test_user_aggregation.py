@@ -29,8 +29,10 @@ def doc_file(name):
 
 @pytest.mark.slow  # one tiny training in a fresh process
 def test_an_aggregation_of_your_own_trains_through_train_py(tmp_path, monkeypatch):
-    from pvr_keras import identity
+    from pvr_keras import legacy
     from pvr_keras.data import token
+    from pvr_keras.errors import UntrustedCode
+    from pvr_keras.training import evaluate
 
     (tmp_path / "my_aggs.py").write_text(doc_file("my_aggs.py"))
     out = tmp_path / "run"
@@ -46,9 +48,20 @@ def test_an_aggregation_of_your_own_trains_through_train_py(tmp_path, monkeypatc
     assert record["status"] == "complete" and record["backend"] == backend
     assert record["config"]["aggregation"] == "my_aggs.py:SECOND_MAX"  # in the identity
     assert len(record["history"]["epoch"]) == 2
+    # The record names the rule's file and its hash: it reloads from anywhere, and only when
+    # asked (--trust-code), never because a record names it.
+    assert record["aggregation_source"] == str((tmp_path / "my_aggs.py").resolve())
+    assert record["aggregation_source_sha256"]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    with pytest.raises(UntrustedCode):
+        evaluate.load_run(out)
+    finished = evaluate.load_run(out, trust_code=True)
+    assert finished.run.aggregation == "my_aggs.py:SECOND_MAX"
     # The run's examples are labelled by the doc's rule: the second largest of the window.
     monkeypatch.chdir(tmp_path)  # where the reference's file is
-    run = identity.from_config(record["config"])
+    run = legacy.from_config(record["config"])
     assert "-w2-SECOND_MAX-" in run.run_id
     x, y = token.token_arrays(run.task, 200, seed=run.seed)
     window = np.stack([x[np.arange(200), 1 + (x[:, 0] + j) % 10] for j in range(2)], axis=1)

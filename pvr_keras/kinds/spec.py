@@ -2,7 +2,7 @@
 
 A ``TaskKind`` joins a task dataclass (the rule, NumPy), its data generators (tf.data and the
 JAX twin, same signature, named ``"module:function"``), the models it trains, its default
-training recipe, its data preparation and how its runs are named and recorded. The built-in
+training settings, its data preparation and how its runs are named and recorded. The built-in
 kinds (``token``, ``block``, ``sequence``) register themselves when this package is imported;
 ``kind("my_pkg.kinds:PARITY")`` (or ``"path/kinds.py:PARITY"``) loads one of yours.
 """

@@ -1,7 +1,8 @@
-"""Training: the paper's recipes, the fit glue with run records, and resume after a kill.
+"""Training: the fit glue with run records, resume after a kill, and the paper's training
+settings (``TOKEN``, ``VISUAL``: ``pvr_keras.hyperparams``).
 
-The names below load on first use, so that ``pvr_keras.training.recipe`` can be imported
-without Keras or TensorFlow.
+The names below load on first use, so that ``pvr_keras.training`` imports without Keras or
+TensorFlow.
 """
 
 import importlib
@@ -10,10 +11,10 @@ _EXPORTS = {
     "TrainData": "loop",
     "compile_model": "compiling",
     "train": "loop",
-    "RECIPES": "recipe",
-    "TOKEN": "recipe",
-    "VISUAL": "recipe",
-    "TrainRecipe": "recipe",
+    "RECIPES": "pvr_keras.hyperparams",
+    "TOKEN": "pvr_keras.hyperparams",
+    "VISUAL": "pvr_keras.hyperparams",
+    "TrainRecipe": "pvr_keras.hyperparams",
     "read_record": "records",
     "WarmupCosine": "schedules",
     "run": "runs",
@@ -28,7 +29,9 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name):
     if name not in _EXPORTS:
         raise AttributeError(f"module 'pvr_keras.training' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"pvr_keras.training.{_EXPORTS[name]}"), name)
+    module = _EXPORTS[name]
+    module = module if module.startswith("pvr_keras.") else f"pvr_keras.training.{module}"
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

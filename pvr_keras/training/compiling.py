@@ -8,7 +8,7 @@ Every model the library trains is compiled here: a run (``training.train``), a t
 import keras
 
 from pvr_keras import engines
-from pvr_keras.training.recipe import optimizer_for
+from pvr_keras.training.optimizers import optimizer_for
 
 METRICS = ("accuracy", "mse")
 

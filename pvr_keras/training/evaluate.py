@@ -186,7 +186,8 @@ def load_run(folder, *, trust_code=False):
     if record.get("status") == "running":
         raise ValueError(f"{folder} holds a run that has not finished (status running)")
     for key, ref in (("model_source", record["config"].get("model")),
-                     ("kind_source", record["config"].get("kind"))):  # fmt: skip
+                     ("kind_source", record["config"].get("kind")),
+                     ("aggregation_source", record["config"].get("aggregation"))):  # fmt: skip
         if not (isinstance(ref, str) and registry.is_reference(ref)):
             continue
         if record.get(key):

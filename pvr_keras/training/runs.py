@@ -33,7 +33,8 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
 
     The record's ``config`` is the run's identity (``runconfig.identity``), its ``kind`` the
     task kind, ``system`` how it ran (data dir, input asked for), and ``model_source`` /
-    ``kind_source`` the absolute path of a builder or kind given by file.
+    ``kind_source`` / ``aggregation_source`` the absolute path of a builder, kind or
+    aggregation given by file.
     """
     from pvr_keras import models, training
     from pvr_keras.training.inputs import run_data
@@ -66,11 +67,14 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
 
 
 def sources(run):
-    """``model_source`` / ``kind_source``: the absolute path of a builder or task kind given
-    by file, so that the run folder reloads it from any working directory."""
+    """``model_source`` / ``kind_source`` / ``aggregation_source``: the absolute path of a
+    builder, task kind or aggregation given by file, so that the run folder reloads it from
+    any working directory."""
     found = {}
-    for key, ref in (("model_source", run.model), ("kind_source", run.kind)):
-        if registry.is_reference(ref):
+    aggregation = run.flat().get("aggregation")
+    for key, ref in (("model_source", run.model), ("kind_source", run.kind),
+                     ("aggregation_source", aggregation)):  # fmt: skip
+        if isinstance(ref, str) and registry.is_reference(ref):
             module = ref.rpartition(":")[0]
             if module.endswith(".py") or "/" in module:
                 path = pathlib.Path(module).resolve()

@@ -16,10 +16,11 @@ import keras
 import keras_tuner
 
 from pvr_keras import compat, kinds, models, registry
+from pvr_keras.hyperparams import OPTIMIZERS  # noqa: F401  (exported)
 from pvr_keras.runconfig import Run
 from pvr_keras.training.compiling import compile_model, resolve_steps_per_execution
 from pvr_keras.training.inputs import run_data
-from pvr_keras.training.recipe import OPTIMIZERS, make_optimizer  # noqa: F401  (exported)
+from pvr_keras.training.optimizers import make_optimizer  # noqa: F401  (exported)
 
 LEARNING_RATES = (1e-3, 4e-1)
 BATCH_SIZES = (128, 256, 512, 1024, 2048, 4096)

@@ -112,7 +112,8 @@ def test_command_line_bad_flag_is_a_usage_error(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2
-    assert done.stderr.strip() == "tune.py: error: --max-trials must be a positive integer; received 0"
+    wanted = "tune.py: error: --max-trials must be a positive integer; received 0"
+    assert done.stderr.strip() == wanted
 
 
 def test_choices_are_argparse_choices(capsys):
