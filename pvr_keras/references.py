@@ -155,16 +155,23 @@ def is_trusted(ref):
     return str(path) in _TRUSTED or _module_name(path) in sys.modules
 
 
-def check_reference(ref, what="reference"):
-    """``ref`` normalised, once its file (or module) is found and defines its name; nothing
-    is imported. ``what`` names it in the error (``aggregation``)."""
+def find_reference(ref, what="reference"):
+    """``(ref normalised, its module, the parsed source)`` once its file (or module) is
+    found and defines its name; nothing is imported. ``what`` names it in the error
+    (``model``, ``aggregation``)."""
     ref = normalise_reference(ref)
     module, attr = split_reference(ref)
     path = source_file(module)
-    _, names = defined_names(path)
+    tree, names = defined_names(path)
     if attr not in names:
         raise ValueError(f"{path} defines no {attr!r} ({what} reference {ref!r})")
-    return ref
+    return ref, module, tree
+
+
+def check_reference(ref, what="reference"):
+    """``ref`` normalised, once its file (or module) is found and defines its name
+    (``find_reference``)."""
+    return find_reference(ref, what)[0]
 
 
 def file_of(ref):

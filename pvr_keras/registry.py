@@ -40,6 +40,7 @@ from pvr_keras.references import (  # noqa: F401  (registry.X keeps working for 
     check_reference,
     defined_names,
     file_of,
+    find_reference,
     is_reading,
     is_reference,
     is_trusted,
@@ -202,12 +203,8 @@ def model_spec(name):
                 f"('my_pkg.nets:builder' or 'path/to/file.py:builder'); received {name!r}"
             )
         return builtin[name]
-    ref = normalise_reference(name)
-    module, attr = split_reference(ref)
-    path = source_file(module)
-    tree, names = defined_names(path)
-    if attr not in names:
-        raise ValueError(f"{path} defines no {attr!r} (model reference {name!r})")
+    ref, module, tree = find_reference(name, "model")
+    attr = split_reference(ref)[1]
     for function, call in _decorator_calls(tree):
         if function == attr:
             return _spec_from_call(function, call, module, name=ref)

@@ -15,9 +15,7 @@ started again with the same command, it resumes. Exit status: 0; 3 if the run fi
 failed by the paper's rule; 2 for a bad flag; 1 for a crash.
 """
 
-import argparse
 import dataclasses
-import sys
 
 from pvr_keras import cli
 
@@ -46,20 +44,7 @@ def recipe(kind):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    # The kind decides the other flags: read it first.
-    peek = argparse.ArgumentParser(add_help=False)
-    peek.add_argument("--kind", default="token")
-    known, _ = peek.parse_known_args(argv)
-    found = cli.check_task(lambda: _check_kind(known.kind))
-    return recipe(found).main(argv)
-
-
-def _check_kind(kind):
-    from pvr_keras import kinds
-
-    kinds.kind(kind)
-    return kind
+    return recipe(cli.kind_first(argv)).main(argv)  # the kind decides the other flags
 
 
 if __name__ == "__main__":

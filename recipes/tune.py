@@ -35,13 +35,11 @@ killed mid-trial leaves that trial assigned to its id: start it again with the s
 ``--tuner-id`` and it reruns the trial; the chief finishes once every trial has ended.
 """
 
-import argparse
 import dataclasses
 import json
 import os
 import pathlib
 import re
-import sys
 
 from pvr_keras import cli, registry
 
@@ -221,19 +219,7 @@ def train_command(run, values):
 
 def parse(argv=None):
     """``(run, own)`` of a command line: ``--kind`` first, which decides the other flags."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    peek = argparse.ArgumentParser(add_help=False)
-    peek.add_argument("--kind", default="token")
-    known, _ = peek.parse_known_args(argv)
-    kind = cli.check_task(lambda: _check_kind(known.kind))
-    return recipe(kind).parse(argv)
-
-
-def _check_kind(kind):
-    from pvr_keras import kinds
-
-    kinds.kind(kind)
-    return kind
+    return recipe(cli.kind_first(argv)).parse(argv)
 
 
 def main(argv=None):

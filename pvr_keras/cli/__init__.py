@@ -67,6 +67,7 @@ from pvr_keras.cli.runner import (
     Recipe,
     callbacks,
     exit_status,
+    kind_first,
     main,
     parse,
     run_sweep,
@@ -77,11 +78,12 @@ from pvr_keras.cli.runner import (
 from pvr_keras.errors import ConfigError
 
 __all__ = [
-    "FAILED_RUN", "RUN_MARKERS", "ConfigError", "Context", "Field", "Parsed", "Recipe",
-    "build_parser", "callbacks", "check_config", "check_finite", "check_ints", "check_out_folder",
-    "check_positive", "check_range", "check_stem", "check_task", "check_tensorboard",
-    "dataclass_fields", "defaults_of", "exit_status", "field_of", "flag", "format_out",
-    "given_flags", "main", "make_out_folder", "out_field", "parse", "parse_flags", "run_fields",
-    "run_sweep", "say_epochs", "start", "system_field", "sweeps_manifest_compatible", "to_dict",
-    "train_one", "trust_given", "write", "write_config",
+    "ConfigError", "Context", "FAILED_RUN", "Field", "Parsed", "RUN_MARKERS", "Recipe",
+    "build_parser", "callbacks", "check_config", "check_finite", "check_ints",
+    "check_out_folder", "check_positive", "check_range", "check_stem", "check_task",
+    "check_tensorboard", "dataclass_fields", "defaults_of", "exit_status", "field_of", "flag",
+    "format_out", "given_flags", "kind_first", "main", "make_out_folder", "out_field", "parse",
+    "parse_flags", "run_fields", "run_sweep", "say_epochs", "start",
+    "sweeps_manifest_compatible", "system_field", "to_dict", "train_one", "trust_given",
+    "write", "write_config",
 ]  # fmt: skip
