@@ -106,12 +106,14 @@ def to_dict(config):
     return json.loads(json.dumps(config, default=str))
 
 
-def _config(run, own):
+def _config(run, own, grid=None):
     new = {}
     if run is not None:
         new["kind"] = run.kind
         new["run"] = run.to_dict()
         new["system"] = to_dict(run.system)
+    if grid:
+        new["grid"] = to_dict(grid)  # the axes given several values; "run" is the first
     if own is not None:
         new["recipe"] = to_dict(own)
     return new
@@ -140,12 +142,12 @@ def _refuse_other(path, before, now, may_differ):
         )
 
 
-def check_config(out, run=None, own=None, name="config.json", *, may_differ=()):
+def check_config(out, run=None, own=None, name="config.json", *, may_differ=(), grid=None):
     """Refuses (``ConfigError``) a folder whose ``name`` holds another configuration than
     ``run`` and ``own`` (system fields, ``out`` and the own fields ``may_differ`` may
     differ); reads only. Returns the config that ``write_config`` would write."""
     path = pathlib.Path(out) / name
-    new = _config(run, own)
+    new = _config(run, own, grid)
     if path.exists():
         before, now = legacy.config_identity(_read(path)), legacy.config_identity(new)
         _refuse_other(path, before, now, may_differ)
@@ -161,9 +163,12 @@ def _write(path, new):
     return path
 
 
-def write_config(out, run=None, own=None, name="config.json", *, compare=True, may_differ=()):
-    """Writes the run's config (identity and system) and the recipe's own fields as JSON
-    into ``out`` (atomically); returns the path.
+def write_config(
+    out, run=None, own=None, name="config.json", *, compare=True, may_differ=(), grid=None
+):
+    """Writes the run's config (identity and system), a grid's axes (``grid``: ``{field:
+    values}``, ``run`` being its first run) and the recipe's own fields as JSON into ``out``
+    (atomically); returns the path.
 
     A folder whose ``name`` holds another configuration (another run identity or other own
     fields; system fields, ``out`` and the own fields ``may_differ`` may differ) is refused,
@@ -174,9 +179,9 @@ def write_config(out, run=None, own=None, name="config.json", *, compare=True, m
     """
     path = pathlib.Path(out) / name
     if compare:
-        new = check_config(out, run, own, name, may_differ=may_differ)
+        new = check_config(out, run, own, name, may_differ=may_differ, grid=grid)
     else:
-        new = _config(run, own)
+        new = _config(run, own, grid)
     return _write(path, new)
 
 

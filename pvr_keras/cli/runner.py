@@ -361,7 +361,10 @@ def run_sweep(
     shard_index, shard_count = sweeps.parse_shard(getattr(own, "shard", "0/1"))
     sweeps.ResultsDir(own.out, create=True)  # an incompatible folder fails here, untouched
     # The sweep's latest config: a results directory grows with every grid run into it.
-    write_config(own.out, parsed.run, own, name=f"config_{name}.json", compare=not grows)
+    write_config(
+        own.out, parsed.run, own, name=f"config_{name}.json", compare=not grows,
+        grid=parsed.axes,
+    )  # fmt: skip
     if figure and figure.get("discard_below") is not None:
         print(
             f"[{name}] note: as in the paper's Figure 14, runs whose final training accuracy "

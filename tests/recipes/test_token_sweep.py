@@ -165,7 +165,8 @@ def test_tiny_sweep_end_to_end(recipe, tmp_path, capsys):
     for name in ("size_window_test_accuracy.png", "size_window_train_accuracy.png"):
         assert_plot(out / "figures" / name)
     config = json.loads((out / "config_size_window.json").read_text())
-    assert config["recipe"]["sizes"] == [1000, 2000]
+    assert config["grid"]["num_examples"] == [1000, 2000]  # the axes given several values
+    assert config["run"]["num_examples"] == 1000 and "sizes" not in config["recipe"]
     printed = capsys.readouterr().out
     assert "[size_window] 2/2 runs done" in printed and "ETA" in printed
     again = recipe.main([*TINY, "--out", str(out)])  # started again: nothing left to run
@@ -174,7 +175,7 @@ def test_tiny_sweep_end_to_end(recipe, tmp_path, capsys):
     grown = recipe.main([*TINY, "--sizes", "1000", "2000", "3000", "--out", str(out)])
     assert len(grown["trained"]) == 1 and grown["recorded_before"] == 2
     config = json.loads((out / "config_size_window.json").read_text())
-    assert config["recipe"]["sizes"] == [1000, 2000, 3000]
+    assert config["grid"]["num_examples"] == [1000, 2000, 3000]
 
 
 @pytest.mark.slow
