@@ -1,29 +1,40 @@
-"""Command lines of the recipes: flags made from the run's sections, presets as functions,
-checks before TensorFlow loads, and one runner for the start-up every training recipe shares.
+"""Command lines of the recipes (the scripts in ``recipes/``): flags made from the run's
+sections and from a builder's own arguments, presets as functions, checks before TensorFlow
+loads, and one runner for the start-up every training recipe shares.
 
-A training recipe is a ``Recipe``: the task kind of its runs, its presets and the fields of
-its own (``out``, ...)::
+A recipe that trains runs is a ``Recipe``: the task kind of its runs, its presets and the
+fields of its own (``out``, ...); its body trains one run (``train_one`` by default)::
 
-    RECIPE = cli.Recipe(kind="token", presets={"quick": quick, "paper": paper},
-                        own=Own, description=__doc__, body=train_and_report)
+    @dataclasses.dataclass(frozen=True)
+    class Own:
+        out: str = cli.out_field("runs/mine/{model}_w{window}_s{seed}")
+
+    RECIPE = cli.Recipe(kind="token", presets={"quick": quick, "paper": paper}, own=Own,
+                        description=__doc__)
 
 Every field of the kind's runs is a flag (``num_examples`` -> ``--num-examples``; booleans
-get ``--x/--no-x``), and so is every field of ``own``. A preset is a plain function from the
-flags given on the command line to a dict of field values (so a preset may depend on
-``--model``); flags given replace the preset's values (``--preset``, default ``quick``).
-``--help`` shows each preset's value of every flag.
+get ``--x/--no-x``), and so is every field of ``own``. A one-value run field given several
+values is a grid axis (``--window 1 2 --seed 0 1``: four runs, trained as one sweep into
+``--out``); a preset may give an axis too (``seed=(0, 1)``). Every argument of the model's
+builder that the task does not supply is a flag ``--model.ARG`` (typed from its annotation
+or default, read from the source without importing it), stored in the run's
+``model_kwargs``. A preset is a plain function from the flags given on the command line to a
+dict of field values (so a preset may depend on ``--model``); flags given replace the
+preset's values (``--preset``, default the first). ``aliases`` keep a recipe's older flag
+names. ``--help`` shows each preset's value of every flag.
 
-``Recipe.main(argv)`` parses, fills ``--out``'s ``{field}`` placeholders, checks the whole
-run (task, model and its kind, sizes, recipe) and the recipe's own fields before TensorFlow
-is imported or a file is written, sets the Keras backend once, checks the input choice, sets
-up the devices (multi-host engines first), prepares the data, writes ``config.json`` (a
-folder holding another run is refused, untouched), runs the body and returns its result.
-``main(fn)`` is a script's entry point: a bad config is a usage error (exit status 2), a run
-that finished but failed by the paper's rule exits with ``FAILED_RUN`` (3), a crash 1.
+``Recipe.main(argv)`` parses, fills ``--out``'s ``{field}`` placeholders, checks every run
+(task, model and its kind, sizes, training settings) and the recipe's own fields before
+TensorFlow is imported or a file is written, sets the Keras backend once, checks the input
+choice, sets up the devices (multi-host engines first), prepares the data, writes
+``config.json`` (a folder holding another run is refused, untouched), runs the body and
+returns its result. Sweep recipes call ``Recipe.parse_all`` and ``run_sweep``. ``main(fn)``
+is a script's entry point: a bad config is a usage error (exit status 2), a run that
+finished but failed by the paper's rule exits with ``FAILED_RUN`` (3), a crash 1.
 
-The package, by concern: ``checks`` (flag checks), ``flags`` (flags from dataclasses, presets,
-grid axes), ``folders`` (the output folder and the one config writer), ``runner`` (``Recipe``,
-``parse``, ``run_sweep``, ``main``).
+The package, by concern: ``checks`` (flag checks), ``flags`` (flags from dataclasses and
+presets), ``model_flags`` (``--model.ARG``), ``folders`` (the output folder and the one
+config writer), ``runner`` (``Recipe``, grids, ``parse``, ``run_sweep``, ``main``).
 """
 
 from pvr_keras.cli.checks import (
