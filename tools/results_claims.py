@@ -284,8 +284,9 @@ def fig9(r):
 
 
 def fig10_mlp2x(r):
-    return "not run", ("`python recipes/token_sweep.py --models mlp mlp2x --windows 2 --sizes "
-                       "30000 100000 300000` (`mlp2x`, 5,052,426 parameters)")  # fmt: skip
+    return "not run", ("`python recipes/token_sweep.py --model mlp mlp2x --window 2 "
+                       "--num-examples 30000 100000 300000` (`mlp2x`, 5,052,426 "
+                       "parameters)")  # fmt: skip
 
 
 def fig10(r):
