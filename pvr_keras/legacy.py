@@ -6,7 +6,7 @@ one of a sweep's results line. ``migrate(config)`` turns the config of a record 
 before one run config (a ``token_pvr.py``, ``block_iid.py`` / ``block_holdout.py`` or
 ``image_sequence.py`` run: they also stored the backend, data dir or ``--out``) into today's
 identity (``runconfig.identity``); ``tools/migrate_runs.py`` applies it to run folders.
-``config_identity`` reads a recipe's ``config.json`` (either layout) for comparison.
+``config_identity`` reads a recipe's ``config.json`` (any layout) for comparison.
 Reading imports no user code: a builder reference in a record is a name until trusted.
 """
 
@@ -71,12 +71,15 @@ def from_line(line):
 
 
 def config_identity(config):
-    """What a recipe's ``config.json`` says about the run(s) it holds: the run identity and
-    the recipe's own fields, without how it ran (system fields, ``out``)."""
+    """What a recipe's ``config.json`` says about the run(s) it holds: the run identity, the
+    grid (``grid.FIELD``: the values of each axis) and the recipe's own fields, without how
+    it ran (system fields, ``out``)."""
     system = {f.name for f in dataclasses.fields(SECTIONS["system"])}
     own = {k: v for k, v in config.get("recipe", {}).items() if k != "out"}
+    grid = {f"grid.{k}": v for k, v in config.get("grid", {}).items()}
     if "run" in config:
-        return {**config["run"], **own}
+        run, own, grid = _own_fields_now_run_fields(config["run"], own, grid)
+        return {**run, **grid, **own}
     # Written before runs had one config: every field flat; the recipe's own ones are kept.
     flat = {k: v for k, v in config.items() if k not in system}
     run_keys = set(section_fields(kinds.kind(legacy_kind(flat))))
@@ -86,3 +89,22 @@ def config_identity(config):
         return {**migrate(run), **extra}
     except ValueError:
         return flat
+
+
+def _own_fields_now_run_fields(run, own, grid):
+    """A config of ``fast_slow.py`` / ``boolean_holdout.py`` written when their seeds and the
+    MLP's widths were their own fields (``seeds``, ``widths``), as today's: the first seed
+    the run's, all of them the grid's ``seed`` axis, the widths the builder's argument."""
+    if "seeds" not in own:
+        return run, own, grid
+    own = dict(own)
+    seeds, widths = own.pop("seeds"), own.pop("widths", None)
+    fields = {"seed": seeds[0]} if seeds else {}
+    if len(seeds) > 1:
+        grid = {**grid, "grid.seed": list(seeds)}
+    if widths is not None:
+        fields["model_kwargs"] = {"widths": tuple(widths)}
+    try:
+        return identity(from_config(run).replace(**fields)), own, grid
+    except ValueError:
+        return run, own, grid

@@ -31,7 +31,7 @@ with four other jobs; a 20-epoch run took 16 s). ``medium``: the same with 3 see
 ``paper``: their code's settings, 40 seeds: d = 11 (3 pointer bits) as quick; with
 ``--pointer-bits 4`` (d = 20), 100,000 examples at batch 1024 for 80 epochs (parity) or 30
 (majority, min). Every flag of a Boolean run (``--model``, ``--width``, ``--epochs``, ...)
-sets the runs' common settings.
+sets the runs' common settings; ``--seed`` takes the seeds of every bit (``--seed 0 1 2``).
 """
 
 import dataclasses
@@ -47,9 +47,6 @@ class Own:
     bits: tuple[int, ...] | None = dataclasses.field(
         default=None, metadata={"help": "bits to freeze, one run each (default: every bit)"}
     )
-    seeds: tuple[int, ...] = dataclasses.field(
-        default=(0,), metadata={"help": "seeds (data and initialisation) per bit"}
-    )
     track_every: int = dataclasses.field(
         default=1, metadata={"help": "epochs between two exact evaluations on the cube"}
     )
@@ -62,7 +59,6 @@ class Own:
     def validate(self, run):
         cli.check_ints(self, ("track_every",), 1)
         cli.check_stem(self.name)
-        cli.check_task(lambda: runs_of(run, self))
 
 
 def quick(given):
@@ -72,13 +68,13 @@ def quick(given):
 
 def medium(given):
     """quick with 3 seeds per bit (docs/results/boolean)."""
-    return dict(quick(given), seeds=(0, 1, 2), out="runs/boolean_medium")
+    return dict(quick(given), seed=(0, 1, 2), out="runs/boolean_medium")
 
 
 def paper(given):
     """Their code: 40 seeds; d = 20 (4 pointer bits): 100,000 examples, batch 1024, 80
     epochs for parity, 30 for majority and min."""
-    values = dict(quick(given), seeds=tuple(range(40)), out="runs/boolean_paper")
+    values = dict(quick(given), seed=tuple(range(40)), out="runs/boolean_paper")
     values.update({k: v for k, v in given.items() if k in values})
     if values.get("pointer_bits", 3) >= 4:
         parity = values.get("aggregation") == "parity"
@@ -95,12 +91,19 @@ RECIPE = cli.Recipe(
     body=None,
     own=Own,
     description=__doc__,
-    exclude=("seed", "holdout", "devices", "data_dir", "download", "tensorboard"),
+    exclude=("holdout", "devices", "data_dir", "download", "tensorboard"),
+    aliases={"--seeds": "seed"},  # the recipe's older flag
 )
 
 
-def runs_of(run, own):
-    """One run per (frozen bit, seed)."""
+def runs_of(parsed):
+    """One run per (frozen bit, seed): ``--bits`` and ``--seed`` (several values)."""
+    run, own = parsed.run, parsed.own
+    seeds = parsed.axes.get("seed", (run.seed,))
+    others = sorted(set(parsed.axes) - {"seed"})
+    if others:
+        raise ValueError(f"the bits and seeds are this study's grid; received several values "
+                         f"of {', '.join(others)}")  # fmt: skip
     from pvr_keras.analysis.boolean import MAX_CUBE_BITS
     from pvr_keras.tasks import frozen_mask
 
@@ -113,10 +116,10 @@ def runs_of(run, own):
     bits = tuple(range(d)) if own.bits is None else own.bits
     if not bits:
         raise ValueError("bits must name at least one bit")
-    if len(set(own.seeds)) != len(own.seeds) or not own.seeds:
-        raise ValueError(f"seeds must be distinct, at least one; received {own.seeds}")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct; received {list(seeds)}")
     return [
-        run.replace(holdout=frozen_mask([b], d), seed=s) for b in _distinct(bits) for s in own.seeds
+        run.replace(holdout=frozen_mask([b], d), seed=s) for b in _distinct(bits) for s in seeds
     ]
 
 
@@ -238,7 +241,7 @@ def _tracks(summary, out):
 def main(argv=None):
     parsed = RECIPE.parse_all(argv)
     own = parsed.own
-    runs = runs_of(parsed.run, own)
+    runs = cli.check_task(lambda: runs_of(parsed))
     summary = cli.run_sweep(
         parsed, runs, name=own.name, figure=None,
         trainer=functools.partial(train_tracked, every=own.track_every), grows=False,
@@ -252,7 +255,8 @@ def main(argv=None):
     if missing:
         raise RuntimeError(f"runs not recorded (trained by another worker?): {missing}")
     result = analyse(runs, out)
-    result["config"] = {"run": parsed.run.to_dict(), "recipe": cli.to_dict(own)}
+    result["config"] = {"run": parsed.run.to_dict(), "grid": cli.to_dict(parsed.axes),
+                        "recipe": cli.to_dict(own)}  # fmt: skip
     files.write_text(out / f"{own.name}.json", json.dumps(result, indent=1) + "\n")
     columns = ["bit", "influence", "half_mse_mean", "half_mse_min", "half_mse_max",
                "in_distribution_half_mse_mean", "half_mse_to_frozen_target_mean",

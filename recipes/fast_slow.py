@@ -38,7 +38,8 @@ than the paper's) on window 2 (1 neighbour) with 30,000 examples, 8 seeds, 50 ep
 and ``medium_main`` (Figure 12's: the same without holdout, 4 seeds, named
 ``fast_slow_main``): the paper's MLP on 80 epochs, about 25 min a seed on a 2-core CPU; see
 docs/results/ for what they measured. Every flag of a token run (``--epochs``,
-``--holdout``, ``--model``, ...) sets the seeds' common run.
+``--holdout``, ``--model``, ``--model.widths``, ...) sets the seeds' common run; ``--seed``
+takes the seeds (at least two: ``--seed 0 1 2``).
 
 Measured (quick, JAX, 12.6 minutes on a shared, loaded 2-core CPU): every seed fits its
 training set, at epochs 21-38; five are fast (21-26, test accuracy >= 99.9%), one between (30),
@@ -60,12 +61,6 @@ from pvr_keras import cli, files
 
 @dataclasses.dataclass(frozen=True)
 class Own:
-    seeds: tuple[int, ...] = dataclasses.field(
-        default=(0, 1, 2, 3, 4, 5), metadata={"help": "seeds (data and initialisation)"}
-    )
-    widths: tuple[int, ...] | None = dataclasses.field(
-        default=None, metadata={"help": "MLP hidden widths (default: the paper's)"}
-    )
     threshold: float = dataclasses.field(
         default=0.999, metadata={"help": "training accuracy that counts as fitted"}
     )
@@ -95,32 +90,28 @@ class Own:
                 f"{self.slow_after}"
             )
         cli.check_ints(self, ("min_gap",), 0)
-        if self.widths is not None and any(isinstance(w, bool) or w < 1 for w in self.widths):
-            raise cli.ConfigError(
-                f"--widths must be positive integers; received {list(self.widths)}"
-            )
         cli.check_ints(self, ("cka_examples",), 4)
         cli.check_stem(self.name)
-        cli.check_task(lambda: runs_of(run, self))  # every run's task, model and recipe
 
 
 # The presets: field values over the paper's MLP, window 3 (2 neighbours), 300,000 examples,
 # the paper's recipe (200 epochs).
 def paper(given):
-    return dict(window=3, num_examples=300_000, test_examples=10_000)
+    return dict(window=3, num_examples=300_000, test_examples=10_000, seed=(0, 1, 2, 3, 4, 5))
 
 
 def paper_mixer(given):
     return dict(model="mixer", window=6, num_examples=5_000_000, test_examples=10_000,
-                seeds=(0, 1, 2, 3), out="runs/fast_slow_mixer")  # fmt: skip
+                seed=(0, 1, 2, 3), out="runs/fast_slow_mixer")  # fmt: skip
 
 
 def quick(given):
     """A narrower MLP (8.7x fewer multiply-adds per example) on window 2 at 30k examples:
     near the data size where the MLP starts to generalise, so seeds differ in speed."""
-    return dict(widths=(128, 256, 128, 64), window=2, num_examples=30_000, test_examples=2_000,
-                seeds=(0, 1, 2, 3, 4, 5, 6, 7), epochs=50, warmup_epochs=1, min_steps=0,
-                batch_size=128, cka_examples=5_000, out="runs/fast_slow_quick")  # fmt: skip
+    return {"model.widths": (128, 256, 128, 64), "window": 2, "num_examples": 30_000,
+            "test_examples": 2_000, "seed": (0, 1, 2, 3, 4, 5, 6, 7), "epochs": 50,
+            "warmup_epochs": 1, "min_steps": 0, "batch_size": 128, "cka_examples": 5_000,
+            "out": "runs/fast_slow_quick"}  # fmt: skip
 
 
 def medium(given):
@@ -135,7 +126,7 @@ def medium(given):
 def medium_main(given):
     """Figure 12's MLP setting (no holdout) on the same schedule; its seeds 0 and 1 are the
     holdout study's window-3 holdout-0 runs when both share one --out."""
-    return dict(paper(given), seeds=(0, 1, 2, 3), epochs=80, warmup_epochs=3,
+    return dict(paper(given), seed=(0, 1, 2, 3), epochs=80, warmup_epochs=3,
                 out="runs/fast_slow_medium", name="fast_slow_main")  # fmt: skip
 
 
@@ -148,20 +139,21 @@ RECIPE = cli.Recipe(
     body=None,
     own=Own,
     description=__doc__,
-    exclude=("seed", "devices", "data_dir", "download", "tensorboard"),
+    exclude=("devices", "data_dir", "download", "tensorboard"),
+    aliases={"--seeds": "seed", "--widths": "model.widths"},  # the recipe's older flags
 )
 
 
-def runs_of(run, own):
-    from pvr_keras import sweeps
-
-    if len(own.seeds) < 2 or len(set(own.seeds)) != len(own.seeds):
-        raise ValueError(f"seeds must be at least two distinct seeds; received {own.seeds}")
-    if own.widths is not None:
-        if run.model != "mlp":
-            raise ValueError(f"widths is for the mlp model; received model {run.model!r}")
-        run = run.replace(model_kwargs={"widths": list(own.widths)})
-    return sweeps.expand({"seed": own.seeds}, run)
+def runs_of(parsed):
+    """One run per seed (``--seed``: at least two); the grid has no other axis."""
+    seeds = parsed.axes.get("seed", (parsed.run.seed,))
+    if len(seeds) < 2 or len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be at least two distinct seeds; received {list(seeds)}")
+    others = sorted(set(parsed.axes) - {"seed"})
+    if others:
+        raise ValueError(f"the seeds are this study's one grid axis; received several values "
+                         f"of {', '.join(others)}")  # fmt: skip
+    return parsed.runs()
 
 
 def analyse(own, runs, lines):
@@ -352,7 +344,7 @@ def _plots(own, run, runs, lines, summary, out):
 def main(argv=None):
     parsed = RECIPE.parse_all(argv)
     own = parsed.own
-    runs = runs_of(parsed.run, own)
+    runs = cli.check_task(lambda: runs_of(parsed))
     from pvr_keras import sweeps
 
     absent = _recorded_without_model(own, runs)
@@ -373,7 +365,8 @@ def main(argv=None):
             f"runs not recorded (trained by another worker?): {missing}; sweep {summary}"
         )
     summary = analyse(own, runs, lines)
-    summary["config"] = {"run": parsed.run.to_dict(), "recipe": cli.to_dict(own)}
+    summary["config"] = {"run": parsed.run.to_dict(), "grid": cli.to_dict(parsed.axes),
+                         "recipe": cli.to_dict(own)}  # fmt: skip
     files.write_text(out / f"{own.name}.json", json.dumps(summary, indent=1) + "\n")
     columns = ["seed", "fit_epoch", "speed", "final_train_accuracy", "final_test_accuracy"]
     files.write_text(

@@ -148,11 +148,6 @@ class Own:
         from pvr_keras import sweeps
 
         cli.check_task(lambda: sweeps.parse_shard(self.shard))
-        widths = run.model_kwargs.get("widths")
-        if widths is not None and any(isinstance(w, bool) or w < 1 for w in widths):
-            raise cli.ConfigError(
-                f"--model.widths must be positive integers; received {list(widths)}"
-            )
 
 
 def build(parsed):

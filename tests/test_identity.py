@@ -162,3 +162,33 @@ def test_migrate_names_each_unreadable_file_and_migrates_the_rest(tmp_path):
     assert json.loads((good / "record.json").read_text())["config"] == legacy.migrate(
         LEGACY_TOKEN_PVR
     )
+
+
+# The commands of the committed fast_slow and boolean studies, whose configs were written when
+# the seeds (and the quick MLP's widths) were the recipes' own fields.
+OWN_SEEDS_STUDIES = [
+    ("fast_slow", "fast_slow/config_fast_slow.json", ["--preset", "medium"]),
+    ("fast_slow", "fast_slow_main/config_fast_slow_main.json", ["--preset", "medium_main"]),
+    ("fast_slow", "fast_slow_quick/config_fast_slow_quick.json",
+     ["--preset", "quick", "--name", "fast_slow_quick"]),
+    ("fast_slow", "fast_slow_paper/config_fast_slow_paper.json",
+     ["--preset", "paper", "--holdout", "6", "--holdout-values", "1", "2", "3", "--name",
+      "fast_slow_paper"]),
+    ("boolean_holdout", "boolean/config_f3_mlp.json", ["--preset", "medium", "--name", "f3_mlp"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("recipe,config,flags", OWN_SEEDS_STUDIES)
+def test_a_study_written_with_own_seeds_resumes_under_todays_flags(recipe, config, flags, tmp_path):
+    """Today's command for the study reads its old config as its own (a resumed study is not
+    refused), and another seed list is still refused."""
+    from pvr_keras import cli
+
+    module = scripts.load(f"recipes/{recipe}.py")
+    parsed = module.RECIPE.parse_all(flags)
+    name = json.loads((RESULTS / config).read_text())["recipe"]["name"]
+    (tmp_path / f"config_{name}.json").write_bytes((RESULTS / config).read_bytes())
+    cli.check_config(tmp_path, parsed.run, parsed.own, f"config_{name}.json", grid=parsed.axes)
+    other = module.RECIPE.parse_all([*flags, "--seed", "7", "8"])
+    with pytest.raises(cli.ConfigError, match="another configuration"):
+        cli.check_config(tmp_path, other.run, other.own, f"config_{name}.json", grid=other.axes)

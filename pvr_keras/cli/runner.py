@@ -206,6 +206,11 @@ class Recipe:
             fields, self.presets, argv, self.description, defaults, more=self._model_fields
         )  # fmt: skip
         values, model_args = split_model_values(values)
+        for arg, value in model_args.items():  # a builder's list of integers: sizes
+            if isinstance(value, tuple) and any(isinstance(v, int) and v < 1 for v in value):
+                raise ConfigError(
+                    f"--{PREFIX}{arg} must be positive integers; received {list(value)}"
+                )
         check_finite(values)
         own_names = {f.name for f in dataclasses.fields(self.own)}
         own = check_task(lambda: self.own(**{k: v for k, v in values.items() if k in own_names}))

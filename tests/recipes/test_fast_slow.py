@@ -107,8 +107,8 @@ def _linear_cka(x, y):
 def test_a_slow_learner_is_compared_on_its_own_training_set(recipe, trained):
     """The same trained models, with seed 2's curve made to fit late: fast, fast, slow."""
     out, _ = trained
-    run, own = recipe.RECIPE.parse([*TINY, "--out", str(out)])
-    runs = recipe.runs_of(run, own)
+    parsed = recipe.RECIPE.parse_all([*TINY, "--out", str(out)])
+    own, runs = parsed.own, recipe.runs_of(parsed)
     lines = copy.deepcopy(_lines(out))
     curves = {0: [0.5, 1.0, 1.0], 1: [0.4, 1.0, 1.0], 2: [0.1, 0.3, 1.0]}  # epochs 1-3
     curves_never = {0: [0.5, 1.0, 1.0], 1: [0.4, 1.0, 1.0], 2: [0.1, 0.3, 0.5]}
@@ -146,18 +146,18 @@ def test_a_second_setting_shares_the_folder(recipe, trained):
     for name in ("other.json", "other.csv", "other_learning_curves.png", "other_cka.png",
                  "config_other.json", "sweeps/other.json"):  # fmt: skip
         assert (out / name).is_file(), name
-    assert json.loads((out / "other.json").read_text())["config"]["recipe"]["seeds"] == [1, 2, 3]
+    assert json.loads((out / "other.json").read_text())["config"]["grid"]["seed"] == [1, 2, 3]
     assert {p.name: p.read_bytes() for p in out.glob("fast_slow*")} == before
     assert json.loads((out / "sweeps/fast_slow.json").read_text())["run_ids"] == [
-        r.run_id for r in recipe.runs_of(*recipe.RECIPE.parse(TINY))
+        r.run_id for r in recipe.runs_of(recipe.RECIPE.parse_all(TINY))
     ]
 
 
 @pytest.mark.slow
 def test_nothing_fits(recipe, trained):
     out, _ = trained
-    run, own = recipe.RECIPE.parse([*TINY, "--out", str(out)])
-    runs = recipe.runs_of(run, own)
+    parsed = recipe.RECIPE.parse_all([*TINY, "--out", str(out)])
+    own, runs = parsed.own, recipe.runs_of(parsed)
     summary = recipe.analyse(dataclasses.replace(own, threshold=1.0), runs, _lines(out))
     assert summary["fast1"] is None and summary["cka"] == {}
     assert any("fewer than two runs" in note for note in summary["notes"])
@@ -197,7 +197,7 @@ def test_cka_compares_the_seeds_whose_models_are_there(recipe, trained, tmp_path
     study = tmp_path / "fast_slow"
     ResultsDir(study, create=True).merge(out)
     (study / "config_fast_slow.json").write_bytes((out / "config_fast_slow.json").read_bytes())
-    runs = recipe.runs_of(*recipe.RECIPE.parse(TINY))
+    runs = recipe.runs_of(recipe.RECIPE.parse_all(TINY))
     for run in runs[1:]:
         shutil.copytree(out / "runs" / run.run_id, study / "runs" / run.run_id)
     summary = recipe.main([*TINY, "--threshold", "0.01", "--out", str(study)])
@@ -233,8 +233,8 @@ def test_presets(recipe):
     assert (paper.model, paper.window, paper.num_examples, paper.epochs) == ("mlp", 3, 300_000, 200)
     assert (mixer.model, mixer.window, mixer.num_examples) == ("mixer", 6, 5_000_000)
     # medium: Appendix E's setting; its runs are the token_sweep holdout medium's App. E runs.
-    medium = recipe.RECIPE.parse(["--preset", "medium"])
-    runs = recipe.runs_of(*medium)
+    medium = recipe.RECIPE.parse_all(["--preset", "medium"])
+    runs = recipe.runs_of(medium)
     assert {(r.window, r.holdout, r.holdout_values, r.num_examples) for r in runs} == {
         (3, 6, (1, 2, 3), 300_000)
     }
@@ -243,10 +243,10 @@ def test_presets(recipe):
     holdout, _ = sweep.build(sweep.RECIPE.parse_all(["--sweep", "holdout", "--preset", "medium"]))
     assert {r.run_id for r in runs[:2]} <= {r.run_id for r in holdout}
     # medium_main: Figure 12's setting; seeds 0 and 1 are the holdout study's holdout-0 runs.
-    main_setting = recipe.RECIPE.parse(["--preset", "medium_main"])
-    main = recipe.runs_of(*main_setting)
+    main_setting = recipe.RECIPE.parse_all(["--preset", "medium_main"])
+    main = recipe.runs_of(main_setting)
     assert {(r.window, r.holdout, r.num_examples) for r in main} == {(3, 0, 300_000)}
-    assert main_setting[1].name != medium[1].name
+    assert main_setting.own.name != medium.own.name
     shared = {r.run_id for r in holdout if r.holdout == 0 and r.window == 3}
     assert {r.run_id for r in main[:2]} == shared
 
@@ -257,7 +257,7 @@ def test_presets(recipe):
         (["--seeds", "0"], "at least two distinct seeds"),
         (["--seeds", "1", "1"], "at least two distinct seeds"),
         (["--cka-examples", "3"], "--cka-examples must be an integer >= 4"),
-        (["--model", "mixer", "--widths", "8"], "widths is for the mlp model"),
+        (["--seeds", "0", "1", "--window", "2", "3"], "the seeds are this study's one grid axis"),
         (["--window", "0"], "window"),
         (["--name", "a/b"], "--name must be letters"),
         (["--name", ""], "--name must be letters"),
@@ -266,3 +266,12 @@ def test_presets(recipe):
 def test_bad_config(recipe, tmp_path, flags, match):
     with pytest.raises(ValueError, match=match):
         recipe.main([*TINY, *flags, "--out", str(tmp_path)])
+
+
+def test_the_widths_flag_is_the_mlps_argument(recipe):
+    """``--widths`` (the recipe's older flag) is ``--model.widths``: a flag of the MLP's
+    builder only, so another model refuses it as an unknown flag."""
+    parsed = recipe.RECIPE.parse_all(["--widths", "16", "8"])
+    assert all(r.model_kwargs == {"widths": (16, 8)} for r in recipe.runs_of(parsed))
+    with pytest.raises(SystemExit):
+        recipe.RECIPE.parse_all(["--model", "mixer", "--widths", "8"])

@@ -49,7 +49,7 @@ BAD = [
     ("block_iid", ["--width", "100000"], "more than this machine's"),
     ("token_sweep", ["--widths", "0", "5"], "--model.widths must be positive integers"),
     ("token_sweep", ["--sizes", str(10**20)], "num_examples must be an integer in"),
-    ("fast_slow", ["--widths", "-1"], "--widths must be positive integers"),
+    ("fast_slow", ["--widths", "-1"], "--model.widths must be positive integers"),
     ("tune", ["--tuner-id", "tuner0"], "needs both a tuner id"),
     ("tune", ["--project", "../../elsewhere"], "--project must be a name, not a path"),
     ("evaluate", ["RUN", "--json", "/nonexistent/rows.json"], "no folder /nonexistent"),
