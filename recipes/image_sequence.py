@@ -89,7 +89,7 @@ RECIPE = cli.Recipe(
     aliases=ALIASES,
     placeholders=lambda run: {"head": run.model_kwargs["head"]},
     title=lambda run: (
-        f"image sequences, {run.model_kwargs['head']} head, window {run.window} {run.aggregation}"
+        f"image_sequence, {run.model_kwargs['head']} head, window {run.window} {run.aggregation}"
     ),
 )
 main = RECIPE.main

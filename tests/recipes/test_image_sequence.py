@@ -24,8 +24,10 @@ def test_presets():
     assert (paper.learning_rate, paper.batch_size, paper.epochs) == (1e-4, 50, 10)
     assert paper.model_kwargs["widths"] == (512, 1024, 512, 64)  # the paper's MLP
     assert paper.model_kwargs["dim"] == 64 and paper.model == "image_sequence"
-    assert (paper_own.head, paper_own.encoder, quick_own.head) == ("mlp", "conv", "transformer")
+    assert (paper.model_kwargs["head"], quick.model_kwargs["head"]) == ("mlp", "transformer")
+    assert paper.model_kwargs["conv_widths"] == (32, 64)  # the conv encoder
     assert quick.model_kwargs["conv_widths"] == ()  # the dense encoder
+    assert paper_own.encoder is quick_own.encoder is None  # each preset's own
     assert quick.num_examples > paper.num_examples  # more, cheaper examples on a CPU
 
 

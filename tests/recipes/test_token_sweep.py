@@ -114,7 +114,7 @@ def test_quick_grids_are_small(recipe):
     assert {r.window for r in runs} == {1, 2} and min(r.num_examples for r in runs) == 2000
     assert all((r.min_steps, r.model_kwargs) == (600, {}) for r in runs)  # the paper's MLP
     runs, _ = _build(recipe, "--sweep", "holdout")
-    assert all(r.model_kwargs == {"widths": [128, 256, 128, 64]} for r in runs)
+    assert all(r.model_kwargs == {"widths": (128, 256, 128, 64)} for r in runs)
     assert sorted((r.seed, r.holdout) for r in runs) == [(s, k) for s in (0, 1) for k in range(3)]
     assert {(r.window, r.epochs) for r in runs} == {(2, 50)}
 
