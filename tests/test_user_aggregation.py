@@ -48,17 +48,20 @@ def test_an_aggregation_of_your_own_trains_through_train_py(tmp_path, monkeypatc
     assert record["status"] == "complete" and record["backend"] == backend
     assert record["config"]["aggregation"] == "my_aggs.py:SECOND_MAX"  # in the identity
     assert len(record["history"]["epoch"]) == 2
-    # The record names the rule's file and its hash: it reloads from anywhere, and only when
-    # asked (--trust-code), never because a record names it.
+    # The record names the rule's file and its hash: it is imported from anywhere, and only
+    # when asked (--trust-code), never because a record names it.
     assert record["aggregation_source"] == str((tmp_path / "my_aggs.py").resolve())
     assert record["aggregation_source_sha256"]
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
+    unasked = evaluate.load_run(out)  # reads the record and the model: no code of the rule
     with pytest.raises(UntrustedCode):
-        evaluate.load_run(out)
+        unasked.evaluate(num_examples=100)  # labelling would import the rule's file
     finished = evaluate.load_run(out, trust_code=True)
     assert finished.run.aggregation == "my_aggs.py:SECOND_MAX"
+    scores = finished.evaluate(num_examples=100)
+    assert 0 <= scores["accuracy"] <= 1
     # The run's examples are labelled by the doc's rule: the second largest of the window.
     monkeypatch.chdir(tmp_path)  # where the reference's file is
     run = legacy.from_config(record["config"])
