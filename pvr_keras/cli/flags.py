@@ -8,7 +8,7 @@ import types
 import typing
 
 from pvr_keras import kinds
-from pvr_keras.cli.checks import flag
+from pvr_keras.cli.checks import check_task, flag
 from pvr_keras.runconfig import SECTIONS
 
 NOT_FLAGS = ("kind", "model_kwargs")  # run fields without a flag (fixed, or a dict)
@@ -239,3 +239,18 @@ def out_field(template):
     return dataclasses.field(
         default=template, metadata={"help": "output folder ({field} placeholders are filled in)"}
     )
+
+
+def kind_first(argv=None, default="token"):
+    """The ``--kind`` of a command line whose other flags depend on it (``train.py``,
+    ``tune.py``), read first and checked: a registered kind or a reference to yours."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    peek = argparse.ArgumentParser(add_help=False)
+    peek.add_argument("--kind", default=default)
+    known, _ = peek.parse_known_args(argv)
+
+    def check():
+        kinds.kind(known.kind)
+        return known.kind
+
+    return check_task(check)

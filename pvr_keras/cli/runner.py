@@ -386,20 +386,3 @@ def run_sweep(
     if getattr(own, "figures", False):
         sweeps.make_figures(own.out, only=[name])
     return summary
-
-
-def kind_first(argv=None, default="token"):
-    """The ``--kind`` of a command line whose other flags depend on it (``train.py``,
-    ``tune.py``), read first and checked: a registered kind or a reference to yours."""
-    import argparse
-
-    argv = sys.argv[1:] if argv is None else list(argv)
-    peek = argparse.ArgumentParser(add_help=False)
-    peek.add_argument("--kind", default=default)
-    known, _ = peek.parse_known_args(argv)
-
-    def check():
-        kinds.kind(known.kind)
-        return known.kind
-
-    return check_task(check)
