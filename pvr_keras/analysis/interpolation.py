@@ -6,8 +6,10 @@ leak of a learned function towards it on the unseen points.
 Exact, degree by degree from the top: with the coefficients of degrees above k fixed, the
 degree-k block is the minimum-norm solution of the seen points' equations once the part the
 lower degrees can absorb (the range of their characters on the seen points) is projected
-out; it is unique, so the interpolator is. Dense characters on the seen points, so d is at
-most ``MAX_EXACT_BITS`` here.
+out; it is unique, so the interpolator is. The MDI depends only on the bits that f or the
+domain depend on (flipping another bit maps interpolants to interpolants of the same
+profile, and the MDI is unique), so it is computed on that sub-cube: dense characters there,
+at most ``MAX_EXACT_BITS`` bits, in a cube of up to ``boolean.MAX_CUBE_BITS``.
 """
 
 import numpy as np
@@ -60,11 +62,40 @@ def min_degree_interpolator(values, seen):
     """
     values, d = _check_values(values)
     seen = _check_seen(seen, values.size)
+    bits = relevant_bits(values, seen)
+    if len(bits) < d:  # the MDI depends only on the bits f or the domain depends on
+        rows = np.arange(values.size, dtype=np.int64)
+        reduced = np.zeros(values.size, np.int64)
+        for i, j in enumerate(bits):
+            reduced |= ((rows >> j) & 1) << i
+        # The rows with every other bit at +1, in the sub-cube's row order (the bits ascend).
+        corner = np.zeros(values.size, bool)
+        corner[np.unique(reduced, return_index=True)[1]] = True
+        return _exact(values[corner], seen[corner], len(bits))[reduced]
+    return _exact(values, seen, d)
+
+
+def relevant_bits(values, seen):
+    """The bits that f or the seen domain depend on: bit j is left out when flipping it
+    changes neither f's value nor whether the point is seen, at every point."""
+    values, d = _check_values(values)
+    seen = _check_seen(seen, values.size)
+    rows = np.arange(values.size, dtype=np.int64)
+    return [
+        j for j in range(d)
+        if not (np.array_equal(values, values[rows ^ (1 << j)])
+                and np.array_equal(seen, seen[rows ^ (1 << j)]))
+    ]  # fmt: skip
+
+
+def _exact(values, seen, d):
     if d > MAX_EXACT_BITS:
         raise ValueError(
-            f"the exact interpolator takes d <= {MAX_EXACT_BITS} (dense characters); "
-            f"received d = {d}"
+            f"the exact interpolator takes at most {MAX_EXACT_BITS} bits that f or the seen "
+            f"domain depend on (dense characters); received {d}"
         )
+    if d == 0:
+        return values.copy()
     chars = characters(d)
     on_seen, target = chars[seen], values[seen]
     degree = subset_sizes(d)

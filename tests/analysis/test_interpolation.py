@@ -7,8 +7,13 @@ from math import comb
 import numpy as np
 import pytest
 
-from pvr_keras.analysis import boolean_cube, degree_profile
-from pvr_keras.analysis.interpolation import characters, leak, min_degree_interpolator
+from pvr_keras.analysis import boolean_cube, degree_profile, interpolation
+from pvr_keras.analysis.interpolation import (
+    characters,
+    leak,
+    min_degree_interpolator,
+    relevant_bits,
+)
 
 
 def test_two_bit_product_on_the_or_domain():
@@ -100,7 +105,7 @@ def test_the_leak_is_one_at_the_mdi_and_zero_at_the_truth():
         (np.zeros(4), np.ones(3, bool), "shape \\(4,\\)"),
         (np.zeros(4), np.ones(4, int), "boolean mask"),
         (np.zeros(4), np.zeros(4, bool), "no point"),
-        (np.zeros(2**11), np.ones(2**11, bool), "d <= 10"),
+        (np.random.default_rng(0).normal(size=2**11), np.ones(2**11, bool), "at most 10 bits"),
     ],
 )
 def test_bad_input_is_refused(values, seen, match):
@@ -114,3 +119,28 @@ def test_leak_needs_an_unseen_point_where_f_and_the_mdi_differ():
         leak(x[:, 0], x[:, 0], x[:, 0], np.ones(4, bool))
     with pytest.raises(ValueError, match="equals its min-degree interpolator"):
         leak(x[:, 0], x[:, 0], x[:, 0], x[:, 0] == 1)
+
+
+def test_bits_nothing_depends_on_are_left_out():
+    """The frozen-bit example inside a 14-bit cube (8 bits f and the domain ignore), solved on
+    its 6 relevant bits; and a random function on 4 of 9 bits equals the full 9-bit solve."""
+    x = boolean_cube(14).astype(float)
+    f = x[:, 0] * x[:, 1] * x[:, 2] + x[:, 0] * x[:, 3] * x[:, 4] * x[:, 5]
+    seen = x[:, 0] == 1
+    assert relevant_bits(f, seen) == [0, 1, 2, 3, 4, 5]
+    g = min_degree_interpolator(f, seen)
+    np.testing.assert_allclose(g, x[:, 1] * x[:, 2] + x[:, 3] * x[:, 4] * x[:, 5], atol=1e-9)
+    rng = np.random.default_rng(7)
+    small = boolean_cube(9)
+    bits = [1, 4, 6, 8]
+    index = sum(((small[:, b] == -1).astype(int) << i) for i, b in enumerate(bits))
+    values = rng.normal(size=16)[index]
+    seen_small = rng.random(16) < 0.6
+    seen_small[0] = True
+    seen = seen_small[index]
+    assert relevant_bits(values, seen) == bits
+    np.testing.assert_allclose(
+        min_degree_interpolator(values, seen), interpolation._exact(values, seen, 9), atol=1e-8
+    )
+    # Nothing relevant: a constant seen somewhere is its own interpolator.
+    np.testing.assert_allclose(min_degree_interpolator(np.full(8, 2.0), np.ones(8, bool)), 2.0)
