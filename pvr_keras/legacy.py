@@ -33,11 +33,19 @@ def legacy_kind(config):
 
 
 def from_config(config):
-    """The ``Run`` a record's config describes (today's identity, or a legacy config).
+    """The ``Run`` a record's config describes (today's identity, or a legacy config). Read
+    as untrusted (``registry.reading``): a builder, kind or aggregation it names is checked,
+    never trusted, so nothing it names is imported later unless the user names it too
+    (``registry.trust``, ``--trust-code``).
 
     Raises:
         ValueError: fields that are not run fields, or values a run refuses.
     """
+    with registry.reading("a run's config"):
+        return _from_config(config)
+
+
+def _from_config(config):
     if not isinstance(config, dict):
         raise ValueError(f"a run config is a dict; received {type(config).__name__}")
     kind = legacy_kind(config)

@@ -151,3 +151,26 @@ def test_a_record_naming_an_aggregation_imports_nothing(tmp_path, monkeypatch):
     registry.trust("evil.py:A")  # named by the user: imported
     assert task.label(np.zeros((1, 11), int)).tolist() == [0]
     assert marker.exists()
+
+
+def test_a_results_line_naming_an_aggregation_trusts_nothing(tmp_path, monkeypatch):
+    """A run read back from a results line (``legacy.from_line``, as the tools do) outside
+    any ``reading`` block still does not make the file it names the user's: labelling its
+    examples refuses, and the file is never imported."""
+    from pvr_keras import legacy
+    from pvr_keras.data import token
+    from pvr_keras.errors import UntrustedCode
+
+    marker = tmp_path / "imported"
+    (tmp_path / "theirs.py").write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+        "from pvr_keras.tasks.aggregations import Aggregation\n"
+        "RULE = Aggregation(rule=lambda window, num_values, xp: xp.max(window, axis=1))\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    line = {"id": "x", "model": "mlp", "window": 2, "aggregation": "theirs.py:RULE",
+            "num_examples": 100, "seed": 0, "test_accuracy": 0.5}  # fmt: skip
+    run = legacy.from_line(line)
+    with pytest.raises(UntrustedCode):
+        token.token_arrays(run.task, 10)
+    assert not marker.exists()
