@@ -2,9 +2,10 @@
 
 ``TOKEN`` (SGD momentum 0.9, weight decay 1e-5, batch 1024, 200 epochs, cosine from 0.05
 after a 10-epoch linear warm-up, at least 800 iterations), ``VISUAL`` (Adam 1e-4, batch 50,
-10 epochs) and, for Boolean PVR, ``BOOLEAN`` (Adam 5e-5, batch 64, 100 epochs: the code of
-Abbe et al. 2022). Nothing here imports Keras: ``training.optimizers.optimizer_for`` makes
-the optimizer.
+10 epochs), for Boolean PVR ``BOOLEAN`` (Adam 5e-5, batch 64, 100 epochs: the code of Abbe
+et al. 2022) and for Boolean functions on a seen domain ``GOTU`` (SGD 0.003, batch 64, 50
+epochs: Abbe et al. 2023). Nothing here imports Keras: ``training.optimizers.optimizer_for``
+makes the optimizer.
 """
 
 import dataclasses
@@ -101,4 +102,18 @@ BOOLEAN = TrainRecipe(
     min_steps=0,
     failed_below=0.0,
 )
-RECIPES = {"token": TOKEN, "visual": VISUAL, "boolean": BOOLEAN}
+# Boolean functions on a seen domain (Abbe, Bengio, Lotfi, Rizk 2023, their script's MLP
+# setting): SGD 0.003 without momentum, batch 64, 50 epochs, constant rate, mean squared error.
+GOTU = TrainRecipe(
+    optimizer="sgd",
+    learning_rate=0.003,
+    momentum=0.0,
+    weight_decay=0.0,
+    batch_size=64,
+    epochs=50,
+    warmup_epochs=0,
+    schedule="constant",
+    min_steps=0,
+    failed_below=0.0,
+)
+RECIPES = {"token": TOKEN, "visual": VISUAL, "boolean": BOOLEAN, "gotu": GOTU}

@@ -221,13 +221,19 @@ def parse_flags(fields, presets, argv, description=None, defaults=None, more=Non
     return args.preset, {**values[args.preset], **given}, given
 
 
+# The run fields that may name code of yours by reference ('module:name', 'file.py:name').
+REFERENCE_FIELDS = ("model", "kind", "aggregation")
+
+
 def trust_given(given):
     """Every builder or kind reference given on the command line is the user's own code:
     a run folder naming it may import it (``registry.trust``; reading records imports no
     other code)."""
     from pvr_keras import registry
 
-    for value in given.values():
+    for name, value in given.items():
+        if name not in REFERENCE_FIELDS:  # other text may hold ':' (--domain any_of:0,1)
+            continue
         for item in value if isinstance(value, list | tuple) else [value]:
             if isinstance(item, str) and registry.is_reference(item):
                 registry.trust(item)

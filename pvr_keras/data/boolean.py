@@ -15,12 +15,14 @@ from pvr_keras.data import keys, random
 from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.pipeline import batched_dataset, check_positive, check_schedule
 from pvr_keras.data.request import StreamRequest, stream_request
+from pvr_keras.data.seen import draw_plan, pattern_columns
 from pvr_keras.tasks import aggregations
 from pvr_keras.tasks.boolean import (
     BooleanFunction,
     check_target,
     frozen_bits,
     holdout_of,
+    rule_of,
     split_frozen,
 )
 
@@ -104,18 +106,37 @@ def tf_label(task, x):
     return tf_aggregate(task.aggregation, window, present)
 
 
-def make_examples(task, key, frozen):
+def make_examples(task, key, frozen, split="train"):
     """``fn(index) -> {"x", "y"}``: (B,) int64 indices to x int8 (B, d), y float32 (B,)."""
     d = task.num_bits
     shifts = tf.constant(np.arange(d), tf.uint64)
     keep = tf.constant([not (frozen >> j) & 1 for j in range(d)])
+    plan = draw_plan(task, key, split)
+    inside, shift = pattern_columns(plan, d)
+    task = rule_of(task)  # a FunctionTask's function labels its points
     check_rule(task)
 
-    def examples(index):
-        bits = random.random_bits(key, index, 1)  # (B, 1): bit j of the hash is x_j
-        ones = tf.bitwise.bitwise_and(tf.bitwise.right_shift(bits, shifts[None]), 1)
+    def cube_bits(index):
+        slots = 1 if plan.mode == "cube" else 2
+        bits = random.random_bits(key, index, slots)  # bit j of the first word is x_j
+        ones = tf.bitwise.bitwise_and(tf.bitwise.right_shift(bits[:, :1], shifts[None]), 1)
         x = 1 - 2 * tf.cast(ones, tf.int32)
         x = tf.where(keep[None], x, 1)  # frozen bits are +1
+        if plan.mode == "patterns":  # the domain's bits: a seen pattern, uniformly
+            choice = random.uniform_int(bits[:, 1], len(plan.table))
+            pattern = tf.gather(tf.constant(plan.table, tf.int64), choice)
+            own = tf.bitwise.bitwise_and(tf.bitwise.right_shift(pattern[:, None], shift[None]), 1)
+            x = tf.where(inside[None], 1 - 2 * tf.cast(own, tf.int32), x)
+        return x
+
+    def rows_bits(index):
+        table = tf.constant(plan.table, tf.int64)
+        rows = tf.gather(table, tf.math.floormod(tf.cast(index, tf.int64), len(plan.table)))
+        ones = tf.bitwise.bitwise_and(tf.bitwise.right_shift(rows[:, None], np.arange(d)), 1)
+        return 1 - 2 * tf.cast(ones, tf.int32)
+
+    def examples(index):
+        x = rows_bits(index) if plan.mode == "rows" else cube_bits(index)
         return {"x": tf.cast(x, tf.int8), "y": tf_label(task, x)}
 
     return tf.function(examples, jit_compile=True, autograph=False)
@@ -154,7 +175,7 @@ def boolean_dataset(request=None, num_examples=None, /, **fields):
     _validate(task, num_examples, split, seed, holdout, r.batch_size)
     check_schedule(r.epochs, r.first_epoch)
     key = stream_key(task, seed, split, holdout)
-    examples = make_examples(task, key, split_frozen(task, holdout, split))
+    examples = make_examples(task, key, split_frozen(task, holdout, split), split)
     return batched_dataset(
         examples, num_examples, r.batch_size, key, shuffle=r.shuffle, epochs=r.epochs,
         first_epoch=r.first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,

@@ -22,8 +22,15 @@ from pvr_keras.data.checks import check_memory, check_positive, check_size
 from pvr_keras.data.device_stream import DeviceStream
 from pvr_keras.data.device_stream import collect as _collect
 from pvr_keras.data.request import StreamRequest, stream_request
+from pvr_keras.data.seen import draw_plan, pattern_columns
 from pvr_keras.tasks import aggregations
-from pvr_keras.tasks.boolean import BooleanFunction, check_target, holdout_of, split_frozen
+from pvr_keras.tasks.boolean import (
+    BooleanFunction,
+    check_target,
+    holdout_of,
+    rule_of,
+    split_frozen,
+)
 
 ARRAY_BATCH = 65_536
 
@@ -95,21 +102,39 @@ def jax_label(task, x):
     return jax_aggregate(task.aggregation, window, present)
 
 
-def make_examples(task, key, frozen):
+def make_examples(task, key, frozen, split="train"):
     """``fn(index, constants=()) -> {"x", "y"}`` for (B,) uint32 indices, traceable in
     ``jax.jit``: x int8 (B, d), y float32 (B,), equal to ``boolean.make_examples``."""
     d = task.num_bits
     word = np.array([1 if j >= 32 else 0 for j in range(d)])  # 1: the high word
     shift = np.array([j % 32 for j in range(d)], np.uint32)
     keep = np.array([not (frozen >> j) & 1 for j in range(d)])
+    plan = draw_plan(task, key, split)
+    inside, own_shift = pattern_columns(plan, d)
+    task = rule_of(task)  # a FunctionTask's function labels its points
     check_rule(task)
+
+    def cube_bits(index):
+        slots = 1 if plan.mode == "cube" else 2
+        hi, lo = jax_random.random_bits(key, index, slots)  # (B, slots) each
+        words = jnp.where(word[None] == 1, hi[:, :1], lo[:, :1])  # (B, d)
+        x = 1 - 2 * ((words >> shift[None]) & 1).astype(jnp.int32)
+        x = jnp.where(keep[None], x, 1)
+        if plan.mode == "patterns":  # the domain's bits: a seen pattern, uniformly
+            choice = jax_random.uniform_int(hi[:, 1], len(plan.table))
+            pattern = jnp.asarray(plan.table.astype(np.int32))[choice]
+            own = (pattern[:, None] >> own_shift.astype(np.int32)[None]) & 1
+            x = jnp.where(inside[None], 1 - 2 * own, x)
+        return x
+
+    def rows_bits(index):
+        table = jnp.asarray(plan.table.astype(np.int32))
+        rows = table[index.astype(jnp.uint32) % np.uint32(len(plan.table))]
+        return 1 - 2 * ((rows[:, None] >> np.arange(d, dtype=np.int32)[None]) & 1)
 
     def examples(index, constants=()):
         del constants
-        hi, lo = jax_random.random_bits(key, index, 1)  # (B, 1) each
-        words = jnp.where(word[None] == 1, hi, lo)  # (B, d)
-        x = 1 - 2 * ((words >> shift[None]) & 1).astype(jnp.int32)
-        x = jnp.where(keep[None], x, 1)
+        x = rows_bits(index) if plan.mode == "rows" else cube_bits(index)
         return {"x": x.astype(jnp.int8), "y": jax_label(task, x)}
 
     return examples
@@ -127,7 +152,7 @@ def boolean_stream(request=None, num_examples=None, /, **fields):
     keys.check_seed(seed)
     frozen = split_frozen(task, holdout, split)
     key = keys.boolean_stream_key(task.num_bits, seed, split, frozen)
-    return DeviceStream(make_examples(task, key, frozen), num_examples, r.batch_size, key,
+    return DeviceStream(make_examples(task, key, frozen, split), num_examples, r.batch_size, key,
                         shuffle=r.shuffle, epochs=r.epochs, first_epoch=r.first_epoch)  # fmt: skip
 
 

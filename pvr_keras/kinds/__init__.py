@@ -5,7 +5,9 @@
   ``BlockTask``;
 - ``sequence``: the token task drawn as MNIST digits (Figure 2), ``TokenTask``;
 - ``boolean``: PVR over bits in {+1, -1} (Abbe et al. 2022), ``BooleanTask``, regressed with
-  the mean squared error, a holdout freezing bits to +1.
+  the mean squared error, a holdout freezing bits to +1;
+- ``gotu``: a Boolean function learned on a seen domain (Abbe et al. 2023), ``FunctionTask``,
+  tested on the whole cube.
 
 A kind of your own is one file: its task dataclass (with ``label``), its generators and a
 ``TaskKind`` (see ``docs/extending.md``); ``kind("my_pkg.kinds:MY_KIND")`` finds it. Nothing
@@ -14,7 +16,7 @@ run needs them.
 """
 
 # The paper's order: the token task first.
-from pvr_keras.kinds import token, block, sequence, boolean  # noqa: E402, F401, I001  (registers them)
+from pvr_keras.kinds import token, block, sequence, boolean, gotu  # noqa: E402, F401, I001  (registers them)
 from pvr_keras.kinds.spec import TaskKind, kind, kind_names, register_kind
 
 __all__ = ["TaskKind", "kind", "kind_names", "register_kind"]

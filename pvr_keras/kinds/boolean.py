@@ -2,7 +2,8 @@
 
 A run's ``holdout`` is the set of frozen bits as a subset integer (``tasks.frozen_mask``):
 bit j set means x_j = +1 in every training example (their canonical holdout); the test split
-is the whole cube's uniform distribution. The recorded ``test_loss`` is the mean squared
+is the whole cube's uniform distribution. Or the task's seen ``domain`` (``tasks.domains``)
+draws the training and validation examples. The recorded ``test_loss`` is the mean squared
 error, twice the paper's generalisation error.
 """
 
@@ -10,6 +11,7 @@ from pvr_keras.hyperparams import BOOLEAN
 from pvr_keras.kinds.spec import TaskKind, register_kind
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 from pvr_keras.tasks.boolean import BooleanTask, frozen_bits
+from pvr_keras.tasks.domains import slug as domain_slug
 
 # Always in a Boolean run's identity, whatever their value.
 IDENTITY = ("model", "pointer_bits", "window", "aggregation", "window_mode", "holdout",
@@ -22,8 +24,14 @@ def model_arguments(task):
 
 
 def check(task, holdout):
-    """The holdout is the frozen bits' subset integer (0: none frozen)."""
+    """The holdout is the frozen bits' subset integer (0: none frozen); a run has a holdout
+    or a seen domain, not both."""
     frozen_bits(holdout, task.num_bits)
+    if holdout and task.domain != "all":
+        raise ValueError(
+            f"give a holdout (frozen bits) or a seen domain, not both; received holdout="
+            f"{holdout} and domain={task.domain!r} (the domain frozen:... freezes bits too)"
+        )
     return int(holdout)
 
 
@@ -37,6 +45,8 @@ def id_parts(run):
     bits = frozen_bits(run.data.holdout, task.num_bits)
     if bits:
         parts.append("frozen" + "_".join(map(str, bits)))
+    if task.domain != "all":
+        parts.append(domain_slug(task.domain))
     return parts
 
 

@@ -11,8 +11,11 @@ from pvr_keras.tasks.boolean import (
     frozen_bits,
     frozen_mask,
 )
+from pvr_keras.tasks.domains import Domain
+from pvr_keras.tasks.functions import FunctionTask, parse_target
 from pvr_keras.tasks.token import WINDOW_MODES, TokenTask
 
 __all__ = ["AGGREGATIONS", "BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "WINDOW_MODES",
-           "Aggregation", "BlockTask", "BooleanFunction", "BooleanTask", "TokenTask", "aggregate",
-           "f3", "frozen_bits", "frozen_mask"]  # fmt: skip
+           "Aggregation", "BlockTask", "BooleanFunction", "BooleanTask", "Domain",
+           "FunctionTask", "TokenTask", "aggregate", "f3", "frozen_bits", "frozen_mask",
+           "parse_target"]  # fmt: skip

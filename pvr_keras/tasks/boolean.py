@@ -9,7 +9,8 @@ value bit 0); the value bits are the next V (default 2**p), so d = p + V bits in
 value bits, ``truncated`` cuts the window at the last value bit. The label is the window's
 aggregation: ``parity`` (the product), ``majority`` (the sign of the sum, 0 on a tie), ``min``
 or ``max`` (``tasks.aggregations``), or an ``Aggregation`` of yours by reference, as float32.
-The paper's f3 is p=3, w=3, majority, truncated.
+The paper's f3 is p=3, w=3, majority, truncated. ``domain``: where training examples are
+drawn (``tasks.domains``: ``frozen:7``, ``any_of:0,1``, ``ball:3``, ...; default ``all``).
 
 ``BooleanFunction``: a function given by its Fourier expansion (``{(0, 1): 1.0, ...}``: the
 coefficient of each monomial, a subset of bits), the parity or majority of a subset of bits,
@@ -72,6 +73,11 @@ class BooleanTask:
         default="cyclic",
     )
     value_bits: int | None = field("value bits (none: 2**pointer_bits)", default=None)
+    domain: str = field(
+        "the seen domain of training: all, frozen:0,1, any_of:0,1, parity:0,1,2 or ball:K "
+        "(tasks.domains; the test split is the whole cube)",
+        default="all",
+    )
 
     def __post_init__(self):
         p = check_int("pointer_bits", self.pointer_bits, 1)
@@ -91,6 +97,9 @@ class BooleanTask:
                 f"{self.window}"
             )
         object.__setattr__(self, "aggregation", check_aggregation(self.aggregation, "boolean"))
+        from pvr_keras.tasks.domains import check_domain
+
+        object.__setattr__(self, "domain", check_domain(self.domain, self.num_bits))
         if self.window_mode not in BOOLEAN_WINDOW_MODES:
             raise ValueError(
                 f"window_mode must be one of {', '.join(BOOLEAN_WINDOW_MODES)}; received "
@@ -224,13 +233,21 @@ def frozen_bits(mask, num_bits):
 
 
 def check_target(task):
-    """A ``BooleanTask`` or ``BooleanFunction`` (what the Boolean generators draw), else a
-    ValueError."""
-    if not isinstance(task, BooleanTask | BooleanFunction):
+    """A ``BooleanTask``, ``BooleanFunction`` or ``FunctionTask`` (what the Boolean generators
+    draw), else a ValueError."""
+    from pvr_keras.tasks.functions import FunctionTask
+
+    if not isinstance(task, BooleanTask | BooleanFunction | FunctionTask):
         raise ValueError(
-            f"task must be a BooleanTask or a BooleanFunction; received {type(task).__name__}"
+            f"task must be a BooleanTask, BooleanFunction or FunctionTask; received "
+            f"{type(task).__name__}"
         )
     return task
+
+
+def rule_of(task):
+    """What labels a Boolean task's examples: the task, or a ``FunctionTask``'s function."""
+    return task.function if hasattr(task, "function") else task
 
 
 def split_frozen(task, holdout, split):
@@ -253,4 +270,4 @@ def holdout_of(task, frozen=(), holdout=0):
 
 __all__ = ["BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "BooleanFunction", "BooleanTask",
            "aggregate_bits", "check_target", "f3", "frozen_bits", "frozen_mask", "holdout_of",
-           "split_frozen"]  # fmt: skip
+           "rule_of", "split_frozen"]  # fmt: skip

@@ -127,7 +127,7 @@ def test_huge_dataset_streams_without_materialising():
         (dict(seed=-1), "seed must be a non-negative integer; received -1"),
         (dict(holdout=2**11), r"must be in 0\.\.2\*\*11 - 1"),
         (dict(holdout=-1), r"must be in 0\.\.2\*\*11 - 1"),
-        (dict(task="f3"), "task must be a BooleanTask or a BooleanFunction; received str"),
+        (dict(task="f3"), "BooleanTask, BooleanFunction or FunctionTask; received str"),
     ],
 )
 def test_bad_arguments(kwargs, match):

@@ -1,0 +1,68 @@
+"""The gotu kind: a Boolean function learned on a seen domain (Abbe, Bengio, Lotfi, Rizk 2023,
+"Generalization on the Unseen"), ``FunctionTask``, regressed with the mean squared error.
+
+Training and validation examples are drawn from the task's ``domain`` only; the test split is
+the whole cube (uniform, or every point with ``draw="all"``), so ``test_loss`` counts the
+unseen part. The exact measures on the cube (the min-degree interpolator, the leak, the
+unseen error) come from ``analysis.gotu_tracking`` during training.
+"""
+
+from pvr_keras.hyperparams import GOTU
+from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.tasks.domains import Domain, slug
+from pvr_keras.tasks.functions import FunctionTask
+
+# Always in a run's identity, whatever their value.
+IDENTITY = ("model", "num_bits", "target", "domain", "num_examples", "seed")
+
+
+def model_arguments(task):
+    """The models of bits take their number."""
+    return {"num_bits": task.num_bits}
+
+
+def check(task, holdout):
+    """The domain is the task's; a holdout is not used by this kind."""
+    if holdout:
+        raise ValueError(
+            f"the gotu kind draws its training points from the task's domain (e.g. "
+            f"--domain frozen:0,1), not a holdout; received holdout={holdout}"
+        )
+    return 0
+
+
+def id_parts(run):
+    """``d15-x0x1-any_of_0_1[-all]``."""
+    task = run.task
+    parts = [f"d{task.num_bits}", slug(task.target)]
+    if Domain.parse(task.domain).kind != "all":
+        parts.append(slug(task.domain))
+    if task.draw != "uniform":
+        parts.append(f"draw{task.draw}")
+    return parts
+
+
+GOTU_KIND = register_kind(
+    TaskKind(
+        name="gotu",
+        task=FunctionTask,
+        models="bits",
+        recipe=GOTU,
+        dataset="pvr_keras.data.boolean:boolean_dataset",
+        device="pvr_keras.data.device_boolean:boolean_stream",
+        arrays="pvr_keras.data.boolean:boolean_arrays",
+        model_arguments=model_arguments,
+        check=check,
+        defaults={
+            "model": "bits_mlp",
+            "num_examples": 24_576,
+            "test_examples": 32_768,
+            "train_eval_examples": 8_192,
+        },  # fmt: skip
+        identity=IDENTITY,
+        iid_eval=False,
+        eval_batch_size=8192,
+        metric="mse",
+        id_parts=id_parts,
+    )
+)

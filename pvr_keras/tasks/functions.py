@@ -1,0 +1,192 @@
+"""Boolean functions on a seen domain, the task of "Generalization on the Unseen" (Abbe, Bengio,
+Lotfi, Rizk, ICML 2023): learn f on the seen part of {+1, -1}^d, be tested on all of it.
+
+``FunctionTask(num_bits=d, target=TEXT, domain=TEXT, draw=...)``. The target is written as
+text (a run field, a flag, a sweep axis):
+
+- a polynomial in the bits: ``x0x1``, ``x0x1 - 1.25x1x2 + 1.5x2x0``, ``x0x1x2 + x0x3x4x5``,
+  ``0.5 + x3`` (a coefficient, then the monomial's bits; a bare number is the constant;
+  spaces are dropped, so ``x0x1 - x2`` and ``x0x1-x2`` are one target);
+- ``parity:0,1,2``, ``majority:0,1,2``, ``min:...``, ``max:...``: that aggregation of the
+  listed bits (``parity:all``, ``majority:all``: of every bit);
+- ``cyclic:3``: sum over i of x_i x_(i+1) x_(i+2), indices mod d (their ``cyclic3dim15``);
+- ``staircase:4``: x0 + x0x1 + x0x1x2 + x0x1x2x3.
+
+The domain (``tasks.domains``) is where training and validation examples are drawn: uniformly
+over its points (``draw="uniform"``, any ``num_examples``), or every seen point once per epoch
+(``draw="all"``, their code's training size 0: then ``num_examples`` must be the number of
+seen points and the test split is the whole cube, ``test_examples = 2**d``). The test split
+is always the whole cube, so its loss counts the unseen part.
+
+    >>> task = FunctionTask(num_bits=15, target="x0x1", domain="any_of:0,1")
+    >>> task.function.terms
+    (((0, 1), 1.0),)
+    >>> task.num_seen
+    24576
+"""
+
+import dataclasses
+import re
+
+import numpy as np
+
+from pvr_keras.checks import check_choice, check_int
+from pvr_keras.fields import field
+from pvr_keras.tasks.aggregations import BOOLEAN_AGGREGATIONS
+from pvr_keras.tasks.boolean import MAX_BITS, BooleanFunction, check_bits
+from pvr_keras.tasks.domains import Domain, check_domain
+
+DRAWS = ("uniform", "all")
+MAX_ENUMERATED_BITS = 20  # draw="all" lists the seen rows of the cube
+_TERM = re.compile(r"\s*([+-])?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)?\s*\*?\s*((?:x\d+)*)\s*")
+_NAMED = ("cyclic", "staircase", *BOOLEAN_AGGREGATIONS)
+
+
+def _polynomial(text, num_bits):
+    """{subset: coefficient} of a polynomial written as text."""
+    terms, position = {}, 0
+    text = text.strip()
+    while position < len(text):
+        found = _TERM.match(text, position)
+        sign, number, monomial = found.groups() if found else (None, None, "")
+        if not found or found.end() == position or not (number or monomial) or (
+            position and sign is None
+        ):  # fmt: skip
+            raise ValueError(
+                f"a target polynomial is terms like 'x0x1', '-1.25x1x2' or '0.5', joined by + "
+                f"or -; could not read {text[position:]!r} in {text!r}"
+            )
+        bits = tuple(sorted(int(b) for b in re.findall(r"x(\d+)", monomial)))
+        if len(set(bits)) != len(bits):
+            raise ValueError(f"a monomial names each bit once (x_i^2 = 1); received {monomial!r}")
+        if any(b >= num_bits for b in bits):
+            raise ValueError(f"target bits must be in 0..{num_bits - 1}; received {monomial!r}")
+        coefficient = float(number) if number else 1.0
+        terms[bits] = terms.get(bits, 0.0) + (-coefficient if sign == "-" else coefficient)
+        position = found.end()
+    if not terms:
+        raise ValueError("the target is empty: give a polynomial such as 'x0x1'")
+    return {s: c for s, c in terms.items() if c != 0} or {(): 0.0}
+
+
+def _bit_list(rest, num_bits, text):
+    if rest.strip() == "all":
+        return tuple(range(num_bits))
+    try:
+        bits = tuple(int(p) for p in rest.split(","))
+    except ValueError:
+        raise ValueError(f"list the bits as '0,1,2' or 'all'; received {text!r}") from None
+    if any(b < 0 or b >= num_bits for b in bits) or len(set(bits)) != len(bits):
+        raise ValueError(f"target bits must be distinct, in 0..{num_bits - 1}; received {text!r}")
+    return bits
+
+
+def parse_target(text, num_bits):
+    """The ``BooleanFunction`` written as ``text`` on d = ``num_bits`` bits (see the module
+    docstring), or a ValueError."""
+    check_int("num_bits", num_bits, 1)
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"a target is text such as 'x0x1' or 'parity:0,1'; received {text!r}")
+    name, colon, rest = text.strip().partition(":")
+    if not colon:
+        return BooleanFunction.fourier(num_bits, _polynomial(text, num_bits))
+    if name not in _NAMED:
+        raise ValueError(f"a named target is one of {', '.join(_NAMED)} (e.g. 'parity:0,1'); "
+                         f"received {text!r}")  # fmt: skip
+    if name in BOOLEAN_AGGREGATIONS:
+        return BooleanFunction.of_subset(num_bits, _bit_list(rest, num_bits, text), name)
+    try:
+        k = int(rest)
+    except ValueError:
+        raise ValueError(f"{name} takes one integer, e.g. '{name}:3'; received {text!r}") from None
+    if not 1 <= k <= num_bits:
+        raise ValueError(f"{name}:K needs K in 1..{num_bits}; received {text!r}")
+    if name == "staircase":
+        return BooleanFunction.staircase(num_bits, k)
+    expansion = {}
+    for i in range(num_bits):
+        bits = tuple(sorted({(i + t) % num_bits for t in range(k)}))
+        expansion[bits] = expansion.get(bits, 0.0) + 1.0
+    return BooleanFunction.fourier(num_bits, expansion)
+
+
+def expansion_of(function):
+    """A ``BooleanFunction``'s Fourier expansion {subset tuple: coefficient} when it is given
+    as one (None for an aggregation of a subset)."""
+    if function.aggregation is not None:
+        return None
+    out = {}
+    for bits, c in function.terms:
+        out[tuple(sorted(bits))] = out.get(tuple(sorted(bits)), 0.0) + c
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionTask:
+    """A Boolean function learned on a seen domain (see the module docstring)."""
+
+    num_bits: int = field("d: bits of the input", default=15)
+    target: str = field(
+        "the function: a polynomial ('x0x1 - 1.25x1x2'), 'parity:0,1', 'majority:all', "
+        "'cyclic:3' or 'staircase:4'",
+        default="x0x1",
+    )
+    domain: str = field(
+        "the seen domain: all, frozen:0,1, any_of:0,1, parity:0,1,2 or ball:K",
+        default="all",
+    )
+    draw: str = field(
+        "training examples drawn uniformly from the domain, or every seen point once (all: "
+        "num_examples = the seen points, test_examples = 2**d)",
+        DRAWS,
+        default="uniform",
+    )
+
+    def __post_init__(self):
+        d = check_int("num_bits", self.num_bits, 1)
+        if d > MAX_BITS:
+            raise ValueError(f"num_bits must be at most {MAX_BITS}; received {d}")
+        check_choice("draw", self.draw, DRAWS)
+        if not isinstance(self.target, str):
+            raise ValueError(f"a target is text such as 'x0x1'; received {self.target!r}")
+        object.__setattr__(self, "target", "".join(self.target.split()))  # one text, one id
+        parse_target(self.target, d)
+        object.__setattr__(self, "domain", check_domain(self.domain, d))
+        if self.draw == "all" and d > MAX_ENUMERATED_BITS:
+            raise ValueError(
+                f"draw='all' lists the cube's points, so num_bits must be at most "
+                f"{MAX_ENUMERATED_BITS}; received {d} (draw='uniform' takes any d)"
+            )
+
+    @property
+    def function(self):
+        """The target as a ``BooleanFunction``."""
+        return parse_target(self.target, self.num_bits)
+
+    @property
+    def seen_domain(self):
+        """The domain as a ``Domain``."""
+        return Domain.parse(self.domain)
+
+    @property
+    def num_seen(self):
+        """The number of seen points of the cube."""
+        domain = self.seen_domain
+        share = float(domain.seen_patterns(self.num_bits).mean())
+        return round(share * 2**self.num_bits)
+
+    def seen(self, x):
+        """(N, d) bits -> bool (N,): which are in the domain."""
+        return self.seen_domain.seen(check_bits(x, self.num_bits))
+
+    def label(self, x):
+        """NumPy reference labels: (N, d) bits -> (N,) float32."""
+        return self.function.label(x)
+
+
+def seen_rows(task):
+    """int64 (num_seen,): the seen rows of the cube, ascending (``draw="all"``)."""
+    return np.flatnonzero(task.seen_domain.mask(task.num_bits)).astype(np.int64)
+
+
+__all__ = ["DRAWS", "FunctionTask", "expansion_of", "parse_target", "seen_rows"]

@@ -1,0 +1,234 @@
+"""Seen domains and Boolean functions on them: the domain rule against a point-by-point
+reference, targets as text, and the three generators (NumPy, tf.data, JAX) drawing only seen
+points, uniformly, identically."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from pvr_keras import data
+from pvr_keras.analysis import boolean_cube
+from pvr_keras.data import device_boolean
+from pvr_keras.data.numpy_examples import boolean_examples
+from pvr_keras.runconfig import Run
+from pvr_keras.tasks import BooleanTask, Domain, FunctionTask, parse_target
+from tests.stats import assert_uniform
+
+DOMAINS = ["all", "frozen:2,5", "any_of:0,1", "any_of:1,3,6", "parity:0,1,2", "ball:3", "ball:0"]
+
+
+def _seen_slow(text, point):
+    """One point (a tuple of +1/-1) against the domain's definition, written out."""
+    kind, _, rest = text.partition(":")
+    bits = [int(b) for b in rest.split(",")] if rest and kind != "ball" else []
+    if kind == "all":
+        return True
+    if kind == "frozen":
+        return all(point[b] == 1 for b in bits)
+    if kind == "any_of":
+        return any(point[b] == 1 for b in bits)
+    if kind == "parity":
+        return math.prod(point[b] for b in bits) == 1
+    return sum(v == -1 for v in point) <= int(rest)
+
+
+@pytest.mark.parametrize("text", DOMAINS)
+def test_domain_mask_and_seen_follow_the_definition(text):
+    d = 7
+    cube = boolean_cube(d)
+    expected = np.array([_seen_slow(text, tuple(int(v) for v in row)) for row in cube])
+    domain = Domain.parse(text)
+    np.testing.assert_array_equal(domain.mask(d), expected)
+    np.testing.assert_array_equal(domain.seen(cube), expected)
+    assert domain.unseen_fraction(d) == pytest.approx(1 - expected.mean())
+
+
+def test_domain_text_is_canonical():
+    assert str(Domain.parse(" any_of:3, 1 ")) == "any_of:1,3"
+    assert Domain.parse("parity:2,0") == Domain.parse("parity:0,2")
+    a = Run.make("gotu", domain="any_of:1,0")
+    assert a.run_id == Run.make("gotu", domain="any_of:0,1").run_id
+    assert a.run_id != Run.make("gotu", domain="any_of:0,2").run_id
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("nope:1", "a domain is all, frozen"),
+        ("ball", "one radius"),
+        ("ball:-1", "ball radius"),
+        ("frozen:", "at least one bit"),
+        ("any_of:0,0", "distinct"),
+        ("any_of:a", "integers"),
+        ("all:3", "takes nothing"),
+        ("any_of:0,9", r"in 0\.\.7"),
+        (3, "text"),
+    ],
+)
+def test_bad_domains(text, match):
+    with pytest.raises(ValueError, match=match):
+        FunctionTask(num_bits=8, domain=text)
+
+
+def test_a_domain_with_no_unseen_point_is_refused_where_one_is_needed():
+    Domain.parse("ball:8").check(8)  # fine for training
+    with pytest.raises(ValueError, match="no unseen point"):
+        Domain.parse("ball:8").check(8, unseen=True)
+    with pytest.raises(ValueError, match="at most 20 bits"):
+        FunctionTask(num_bits=24, domain="ball:3")
+
+
+def _evaluate_slow(text, point):
+    """A polynomial target on one point, term by term."""
+    total = 0.0
+    for sign, coefficient, monomial in TERMS[text]:
+        total += sign * coefficient * math.prod(point[b] for b in monomial)
+    return total
+
+
+TERMS = {
+    "x0x1-1.25x1x2+1.5x2x0": [(1, 1.0, (0, 1)), (-1, 1.25, (1, 2)), (1, 1.5, (2, 0))],
+    "0.5 + x3 - 2*x1x0": [(1, 0.5, ()), (1, 1.0, (3,)), (-1, 2.0, (1, 0))],
+    "x0x1x2+x0x3x4x5": [(1, 1.0, (0, 1, 2)), (1, 1.0, (0, 3, 4, 5))],
+    "1e-1x4 - x4": [(1, 0.1, (4,)), (-1, 1.0, (4,))],
+}
+
+
+@pytest.mark.parametrize("text", sorted(TERMS))
+def test_polynomial_targets_evaluate_as_written(text):
+    cube = boolean_cube(6)
+    f = parse_target(text, 6)
+    expected = [_evaluate_slow(text, tuple(int(v) for v in row)) for row in cube]
+    np.testing.assert_allclose(f.label(cube), expected, rtol=1e-6)
+
+
+def test_named_targets():
+    cube = boolean_cube(5).astype(np.int64)
+    cyclic = sum(cube[:, i] * cube[:, (i + 1) % 5] * cube[:, (i + 2) % 5] for i in range(5))
+    np.testing.assert_array_equal(parse_target("cyclic:3", 5).label(cube), cyclic)
+    np.testing.assert_array_equal(parse_target("parity:all", 5).label(cube), cube.prod(axis=1))
+    majority = np.sign(cube[:, :3].sum(axis=1))
+    np.testing.assert_array_equal(parse_target("majority:0,1,2", 5).label(cube), majority)
+    staircase = cube[:, 0] + cube[:, 0] * cube[:, 1]
+    np.testing.assert_array_equal(parse_target("staircase:2", 5).label(cube), staircase)
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("x0x0", "each bit once"),
+        ("x0*", "could not read"),
+        ("x0++x1", "could not read"),
+        ("3x", "could not read"),
+        ("x9", r"in 0\.\.5"),
+        ("", "text"),
+        ("foo:1", "named target is one of"),
+        ("cyclic:0", "K in 1..6"),
+        ("cyclic:a", "one integer"),
+        ("parity:0,0", "distinct"),
+    ],
+)
+def test_bad_targets(text, match):
+    with pytest.raises(ValueError, match=match):
+        FunctionTask(num_bits=6, target=text)
+
+
+def test_target_text_is_one_identity_whatever_its_spaces():
+    assert FunctionTask(target="x0x1 - x2").target == "x0x1-x2"
+    assert Run.make("gotu", target="x0x1 - x2").run_id == Run.make("gotu", target="x0x1-x2").run_id
+
+
+GENERATED = [
+    FunctionTask(num_bits=9, target="x0x1-1.25x1x2+1.5x2x0", domain=domain)
+    for domain in ("any_of:0,1", "parity:0,1,2", "ball:3", "frozen:2,5", "all")
+] + [
+    FunctionTask(num_bits=40, target="x0x1", domain="any_of:0,1,39"),  # past the low word
+    BooleanTask(pointer_bits=2, window=2, domain="any_of:0,1"),
+]
+
+
+@pytest.mark.parametrize("task", GENERATED, ids=lambda t: f"{type(t).__name__}-{t.domain}")
+def test_the_three_generators_make_the_same_seen_points(task):
+    for split in ("train", "test"):
+        x, y = data.boolean_arrays(task, 4000, seed=2, split=split)
+        nx, ny = boolean_examples(task, np.arange(4000), seed=2, split=split)
+        dx, dy = device_boolean.boolean_arrays(task, 4000, seed=2, split=split)
+        np.testing.assert_array_equal(x, nx)
+        np.testing.assert_array_equal(x, dx)
+        np.testing.assert_array_equal(y, ny)
+        np.testing.assert_array_equal(y, dy)
+        np.testing.assert_array_equal(y, task.label(x))
+        seen = Domain.parse(task.domain).seen(x)
+        if split == "train":
+            assert seen.all()
+        elif task.domain != "all":  # the test split is the whole cube
+            assert not seen.all()
+
+
+@pytest.mark.parametrize("domain", ["any_of:0,1", "parity:0,1,2", "ball:2"])
+def test_training_points_are_uniform_over_the_seen_points(domain):
+    d = 6
+    task = FunctionTask(num_bits=d, domain=domain)
+    x, _ = data.boolean_arrays(task, 60_000, seed=7)
+    rows = ((x < 0).astype(np.int64) << np.arange(d)).sum(axis=1)
+    seen_rows = np.flatnonzero(Domain.parse(domain).mask(d))
+    rank = np.searchsorted(seen_rows, rows)
+    assert (seen_rows[rank] == rows).all()
+    assert_uniform(rank, len(seen_rows), f"seen points of {domain}")
+
+
+def test_the_free_bits_are_those_of_a_whole_cube_draw():
+    """Only the domain's bits differ from the same index drawn on the whole cube."""
+    shaped = FunctionTask(num_bits=12, domain="any_of:3,7")
+    plain = FunctionTask(num_bits=12)
+    x, _ = data.boolean_arrays(shaped, 2000, seed=1)
+    z, _ = data.boolean_arrays(plain, 2000, seed=1)
+    free = [j for j in range(12) if j not in (3, 7)]
+    np.testing.assert_array_equal(x[:, free], z[:, free])
+    assert not (x[:, [3, 7]] == z[:, [3, 7]]).all()
+
+
+def test_draw_all_is_every_seen_point_once_then_the_whole_cube_in_the_test_split():
+    task = FunctionTask(num_bits=8, target="x0x1", domain="any_of:0,1", draw="all")
+    n = task.num_seen
+    assert n == 192
+    x, _ = data.boolean_arrays(task, n, seed=4)
+    rows = ((x < 0).astype(np.int64) << np.arange(8)).sum(axis=1)
+    np.testing.assert_array_equal(np.sort(rows), np.flatnonzero(Domain.parse("any_of:0,1").mask(8)))
+    assert not (np.diff(rows) > 0).all()  # a random order, not the row order
+    t, _ = data.boolean_arrays(task, 256, seed=4, split="test")
+    rows = ((t < 0).astype(np.int64) << np.arange(8)).sum(axis=1)
+    np.testing.assert_array_equal(np.sort(rows), np.arange(256))
+    again, _ = device_boolean.boolean_arrays(task, 256, seed=4, split="test")
+    np.testing.assert_array_equal(again, t)
+
+
+def test_a_boolean_run_takes_a_holdout_or_a_domain_not_both():
+    with pytest.raises(ValueError, match="not both"):
+        Run.make("boolean", domain="any_of:0,1", holdout=1)
+    with pytest.raises(ValueError, match="not a holdout"):
+        Run.make("gotu", holdout=1)
+    # an existing Boolean run keeps its id: the default domain is not in the identity
+    assert "domain" not in Run.make("boolean").to_dict().get("identity", {})
+
+
+def test_a_domain_flag_with_a_colon_is_not_taken_for_code(monkeypatch):
+    from pvr_keras import references
+    from pvr_keras.cli.flags import trust_given
+    from pvr_keras.references import is_trusted
+
+    monkeypatch.setattr(references, "_TRUSTED", set())
+    trust_given({"domain": "any_of:0,1", "target": "parity:all"})  # no error: not code
+    assert not is_trusted("parity:all")
+    trust_given({"model": "parity:all"})  # a model field does name code
+    assert is_trusted("parity:all")
+
+
+def test_every_seen_pattern_is_reachable_on_wide_cubes():
+    task = FunctionTask(num_bits=40, domain="parity:0,20,39")
+    x, _ = data.boolean_arrays(task, 5000, seed=0)
+    patterns = {tuple(r) for r in x[:, [0, 20, 39]].tolist()}
+    expected = {p for p in itertools.product((1, -1), repeat=3) if math.prod(p) == 1}
+    assert patterns == expected
