@@ -34,6 +34,7 @@ BACKEND_FREE = (
     "tests/analysis/test_dynamics.py",
     "tests/analysis/test_holdout.py",
     "tests/analysis/test_interpolation.py",
+    "tests/analysis/test_unseen.py",
     "tests/analysis/test_logits.py",
     "tests/analysis/test_noise.py",
     "tests/recipes/test_noise_sensitivity.py",  # NumPy analysis only

@@ -4,7 +4,11 @@
 the cube (``boolean.model_values``) and stores, in ``<run folder>/fourier.json``, the learned
 function's Fourier coefficients on the tracked monomials, half its mean squared error on the
 cube (the generalisation error of Abbe et al. 2022) and, with frozen bits, half its squared
-error on the training distribution's part of the cube (every frozen bit +1). The file is
+error on the training distribution's part of the cube (every frozen bit +1, or the task's
+seen domain). Given the min-degree interpolator of the target on the seen domain (Abbe et al.
+2023; ``interpolation.min_degree_interpolator``), it also stores the learned function's leak
+towards it (``interpolation.leak``: 1 the MDI, 0 the truth), its squared error on the unseen
+points against the target and against the MDI, and its degree profile. The file is
 rewritten whole each time (a killed run keeps the last complete one and its resumed epochs
 overwrite what came after its checkpoint).
 """
@@ -16,7 +20,7 @@ import keras
 import numpy as np
 
 from pvr_keras import files
-from pvr_keras.analysis import boolean
+from pvr_keras.analysis import boolean, interpolation
 from pvr_keras.checks import check_positive
 
 FILE = "fourier.json"
@@ -34,17 +38,37 @@ def tracked_subsets(target, frozen=(), limit=64):
     return sorted({int(s) for s in support} | {int(s) & ~mask for s in support})
 
 
-def measures(values, target, frozen, subsets):
-    """The tracked numbers of a function on the cube (``values``) against ``target``."""
+def measures(values, target, frozen, subsets, *, seen=None, mdi=None):
+    """The tracked numbers of a function on the cube (``values``) against ``target``.
+
+    Args:
+        frozen: the bits frozen to +1 in training (the training part: all of them +1).
+        seen: or the training part as a boolean mask of the cube's rows.
+        mdi: the min-degree interpolator of ``target`` on ``seen`` (values on the cube): adds
+            ``seen_mse``, ``unseen_mse``, ``unseen_mse_to_mdi``, ``leak`` (None where the
+            target equals its MDI on the unseen points) and ``degree_profile``.
+    """
     coefficients = boolean.fourier_coefficients(values)
-    rows = np.arange(len(values))
-    inside = (rows & boolean.subset_of(frozen)) == 0  # every frozen bit +1 (row bit 0)
+    if seen is None:
+        rows = np.arange(len(values))
+        seen = (rows & boolean.subset_of(frozen)) == 0  # every frozen bit +1 (row bit 0)
     error = (values - target) ** 2
-    return {
+    out = {
         "half_mse": float(error.mean() / 2),
-        "in_distribution_half_mse": float(error[inside].mean() / 2),
+        "in_distribution_half_mse": float(error[seen].mean() / 2),
         "coefficients": [float(coefficients[s]) for s in subsets],
     }
+    if mdi is not None:
+        unseen = ~seen
+        out["seen_mse"] = float(error[seen].mean())
+        out["unseen_mse"] = float(error[unseen].mean()) if unseen.any() else None
+        out["unseen_mse_to_mdi"] = (
+            float(np.mean((values[unseen] - mdi[unseen]) ** 2)) if unseen.any() else None
+        )
+        gap = unseen.any() and np.any(np.abs(target[unseen] - mdi[unseen]) > 1e-9)
+        out["leak"] = interpolation.leak(values, target, mdi, seen) if gap else None
+        out["degree_profile"] = [float(w) for w in boolean.degree_profile(values)]
+    return out
 
 
 class FourierTracker(keras.callbacks.Callback):
@@ -55,18 +79,31 @@ class FourierTracker(keras.callbacks.Callback):
         folder: the run folder (``fourier.json`` is written there).
         frozen: the bits frozen to +1 in training.
         every: epochs between two evaluations (the last epoch is always evaluated).
-        subsets: monomials to track (default ``tracked_subsets``).
+        subsets: monomials to track (default ``tracked_subsets``, and the MDI's support).
+        seen: the training part of the cube as a mask of its rows (default: the frozen bits
+            +1, or the task's seen ``domain``).
+        mdi: the target's min-degree interpolator on ``seen`` (values on the cube), to track
+            the leak and the unseen errors (``measures``).
     """
 
-    def __init__(self, task, folder, frozen=(), every=1, subsets=None):
+    def __init__(self, task, folder, frozen=(), every=1, subsets=None, *, seen=None, mdi=None):
         super().__init__()
         every = check_positive("every", every)
         self.task, self.folder, self.every = task, pathlib.Path(folder), every
         self.frozen = tuple(int(b) for b in frozen)
         self.target = boolean.target_values(task)
-        self.subsets = list(subsets) if subsets is not None else tracked_subsets(
-            self.target, self.frozen
-        )  # fmt: skip
+        domain = getattr(task, "domain", "all")
+        if seen is None and domain != "all":
+            from pvr_keras.tasks.domains import Domain
+
+            seen = Domain.parse(domain).mask(task.num_bits)
+        self.seen = None if seen is None else np.asarray(seen, bool)
+        self.mdi = None if mdi is None else np.asarray(mdi, np.float64)
+        if subsets is None:
+            subsets = tracked_subsets(self.target, self.frozen)
+            if self.mdi is not None:
+                subsets = sorted(set(subsets) | set(tracked_subsets(self.mdi)))
+        self.subsets = [int(s) for s in subsets]
         self.epochs = {}
 
     def on_train_begin(self, logs=None):
@@ -80,7 +117,8 @@ class FourierTracker(keras.callbacks.Callback):
         if done % self.every and not last:
             return
         values = boolean.model_values(self.model, self.task.num_bits)
-        self.epochs[done] = measures(values, self.target, self.frozen, self.subsets)
+        self.epochs[done] = measures(values, self.target, self.frozen, self.subsets,
+                                     seen=self.seen, mdi=self.mdi)  # fmt: skip
         self.epochs = {k: v for k, v in self.epochs.items() if k <= done}
         payload = {
             "subsets": self.subsets,
@@ -89,6 +127,9 @@ class FourierTracker(keras.callbacks.Callback):
                 float(c) for c in boolean.fourier_coefficients(self.target)[self.subsets]
             ],
             "frozen": list(self.frozen),
+            **({} if self.mdi is None else {"mdi_coefficients": [
+                float(c) for c in boolean.fourier_coefficients(self.mdi)[self.subsets]
+            ]}),  # fmt: skip
             "epochs": {str(k): self.epochs[k] for k in sorted(self.epochs)},
         }
         files.write_text(self.folder / FILE, json.dumps(payload) + "\n")

@@ -6,7 +6,8 @@
 - ``logits`` (Figure 8), ``cka_bars`` (Figure 13), ``noise_curves`` / ``noise_averages``
   (Figure 5), ``held_out_predictions`` (Figure 14's misses), ``benchmark`` (a benchmark
   suite's table), ``boolean_holdout`` (generalisation error against influence, Abbe et al.
-  2022) — ``figures.analyses``.
+  2022), ``gotu`` (the learned function on the unseen against the min-degree interpolator,
+  Abbe et al. 2023) — ``figures.analyses``.
 
 Everything draws on a ``matplotlib.figure.Figure`` (no pyplot), so plotting never switches a
 program's or a notebook's matplotlib backend, and nothing here imports Keras.
@@ -16,6 +17,7 @@ from pvr_keras.figures.analyses import (
     benchmark,
     boolean_holdout,
     cka_bars,
+    gotu,
     held_out_predictions,
     logits,
     noise_averages,
@@ -31,6 +33,7 @@ __all__ = [
     "check_spec",
     "cka_bars",
     "fast_slow_curves",
+    "gotu",
     "held_out_predictions",
     "learning_curve",
     "logits",

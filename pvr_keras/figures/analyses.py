@@ -205,3 +205,50 @@ def boolean_holdout(points, tracks, path, title):
         ax.legend(fontsize=6, ncol=2)
     fig.suptitle(title, fontsize=9)
     return _save(fig, path)
+
+
+def gotu(coefficients, metric, path, title):
+    """What networks learn on the unseen (Abbe et al. 2023): the coefficients of the relevant
+    monomials against the truth and the min-degree interpolator, and one number per variant.
+
+    Args:
+        coefficients: ``{"monomials": [name, ...], "target": [...], "mdi": [...],
+            "learned": {variant: [mean coefficient over seeds, ...]}}``.
+        metric: ``{"name": axis label, "variants": [label, ...], "values": [[per seed], ...],
+            "reference": {label: y}}``: the leak per model (1: the MDI, 0: the truth), per
+            learning rate or per ball radius, or the steps to the loss threshold.
+        path: where the PNG goes.
+    """
+    fig = Figure(figsize=(11, 4.4))
+    left, right = fig.subplots(1, 2, width_ratios=[3, 2])
+    names = coefficients["monomials"]
+    series = [("truth f", coefficients["target"]), ("MDI", coefficients["mdi"])]
+    series += [(f"learned: {v}", c) for v, c in coefficients["learned"].items()]
+    width = 0.8 / len(series)
+    colors = matplotlib.colormaps["tab10"]
+    for k, (label, values) in enumerate(series):
+        hatch = "//" if label == "MDI" else None
+        color = "black" if label == "truth f" else ("lightgray" if label == "MDI" else colors(k))
+        left.bar(np.arange(len(names)) + (k - (len(series) - 1) / 2) * width, values, width,
+                 label=label, color=color, hatch=hatch, edgecolor="gray")  # fmt: skip
+    left.axhline(0, color="gray", linewidth=0.5)
+    left.set_xticks(np.arange(len(names)), names, rotation=45, ha="right", fontsize=7)
+    left.set(ylabel="Fourier coefficient (on the whole cube)")
+    left.set_title("the relevant monomials: truth, min-degree interpolator, learned (mean "
+                   "over seeds)", fontsize=8)  # fmt: skip
+    left.legend(fontsize=6, ncol=2)
+    variants = metric["variants"]
+    for i, values in enumerate(metric["values"]):
+        found = [v for v in values if v is not None]
+        if not found:
+            continue
+        right.plot([i] * len(found), found, "o", color="tab:blue", alpha=0.6)
+        right.plot([i - 0.25, i + 0.25], [np.mean(found)] * 2, color="black", linewidth=2)
+    for label, y in metric.get("reference", {}).items():
+        right.axhline(y, color="gray", linestyle="--", linewidth=1)
+        right.annotate(label, (len(variants) - 0.5, y), fontsize=7, ha="right", va="bottom")
+    right.set_xticks(np.arange(len(variants)), variants, rotation=30, ha="right", fontsize=7)
+    right.set(ylabel=metric["name"])
+    right.set_title("per variant: seeds (dots) and their mean (bar)", fontsize=8)
+    fig.suptitle(title, fontsize=9)
+    return _save(fig, path)

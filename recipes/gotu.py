@@ -1,0 +1,399 @@
+"""Generalization on the unseen: what networks output where they were never trained.
+
+    python recipes/gotu.py                                   # quick: 2parity, the MLP
+    python recipes/gotu.py --task threesym --preset medium   # every model, 3 seeds
+    python recipes/gotu.py --task lengthgen                  # parity on Hamming balls
+    python recipes/gotu.py --task full16parity               # Degree-Curriculum vs normal
+    python recipes/gotu.py --task 2parity --preset paper     # their script: 10 seeds
+
+Abbe, Bengio, Lotfi, Rizk (ICML 2023) train networks on the seen part of the cube {+1, -1}^d
+and find that on the unseen part many of them output the min-degree interpolator (MDI) of
+the target: of all functions equal to it on the seen points, the one with the least Fourier
+weight on high degrees. This recipe trains their tasks (``--task``: a Boolean function on a
+seen domain, runs of the ``gotu`` kind) with their models and their script's settings
+(learning rate, epochs, batch size and optimizer per model and task), tracks the learned
+function exactly on the whole cube epoch by epoch (``runs/<id>/fourier.json``: its leak
+towards the MDI, alpha = mean((f - g)(f - MDI)) / mean((f - MDI)^2) over the unseen points,
+1 for the MDI and 0 for the truth; its error on the unseen points against f and the MDI;
+its degree profile; the coefficients of the relevant monomials), and reports per variant.
+
+Tasks (theirs, by their names): ``2parity`` (x0x1 on {x0 = 1 or x1 = 1}, d = 15),
+``threesym`` (x0x1 - 1.25x1x2 + 1.5x0x2 on {x0x1x2 = 1}), ``cyclic3dim15`` (the cyclic sum
+of x_i x_(i+1) x_(i+2) on {x0, x1 or x2 = 1}), ``maj3`` (majority of x0, x1, x2 on {x0 = 1
+or x1 = 1}; their code runs it at d = 15, as here), ``rfexample`` (x0x1x2 + x0x3x4x5 with
+x0 frozen, d = 18: random features with ReLU or the polynomial activation); the studies
+``lr`` (2parity with their MLP at their nine learning rates), ``lengthgen`` (parity of 15
+bits trained on the Hamming ball H(x) <= k, k = 6..10, one variant each) and
+``full16parity`` (parity of 16 bits on N = 3,000..11,000 examples, normal training against
+the Degree-Curriculum, leap 4: the steps to a training loss below 1e-3). The variants of
+``2parity``, ``threesym``, ``cyclic3dim15``, ``maj3`` and ``rfexample`` are their models:
+``mlp`` (``gotu_mlp``), ``meanfield`` (``mean_field``, SGD at rate 1000), ``rfrelu`` /
+``rfpoly`` (``random_features``) and ``transformer`` (``gotu_transformer``, at
+``--transformer-width``); ``--variants`` picks some.
+
+Presets: ``quick`` (minutes on a 2-core CPU: the MLP alone, seed 1, 20 epochs),
+``medium`` (every variant, seeds 1-3, the Transformer at width 1/8: docs/results/gotu),
+``paper`` (their script: seeds 1-10, the Transformer at their width). Their settings that
+differ here: PyTorch's Adam adds its weight decay (0.001) to the gradient, Keras's Adam
+decays the weights apart (set to 0 here); their ``maj3`` draws 2^15 points with replacement
+from the domain and tests on 2^15 random points (here: the same draws, and the exact measures
+on the whole cube).
+
+Writes into ``--out`` (default ``runs/gotu/<task>``): gotu.json (per run and per variant: the
+leak, the unseen errors, the coefficients learned against the truth and the MDI, the steps),
+gotu.csv (one row per variant), gotu.png (the coefficients of the relevant monomials: truth,
+MDI, learned; and the leak, or the steps, per variant), config_gotu.json, the sweep's
+results.jsonl and the run folders. Resumable: run it again after a kill.
+"""
+
+import dataclasses
+import functools
+import json
+import pathlib
+
+from pvr_keras import cli, files
+
+# Their model names -> our builder and its arguments.
+MODELS = {
+    "mlp": ("bits_mlp", {}),
+    "meanfield": ("mean_field", {}),
+    "rfrelu": ("random_features", {"activation": "relu"}),
+    "rfpoly": ("random_features", {"activation": "poly"}),
+    "transformer": ("gotu_transformer", {}),
+}
+
+
+def _fit(model, lr, epochs, batch, optimizer="sgd", **more):
+    return dict(model=model, learning_rate=lr, epochs=epochs, batch_size=batch,
+                optimizer=optimizer, **more)  # fmt: skip
+
+
+D15 = dict(num_bits=15, draw="all")
+# Per task: the task's fields, its variants (their script.sh settings per model), and what the
+# figure's right panel shows (the leak, or the steps to the loss threshold).
+TASKS = {
+    "2parity": (dict(D15, target="x0x1", domain="any_of:0,1"), {
+        "mlp": _fit("mlp", 0.003, 50, 64),
+        "meanfield": _fit("meanfield", 1000.0, 50, 64),
+        "rfrelu": _fit("rfrelu", 1e-5, 40, 256),
+        "transformer": _fit("transformer", 1e-5, 20, 256, "adam"),
+    }),
+    "threesym": (dict(D15, target="x0x1-1.25x1x2+1.5x0x2", domain="parity:0,1,2"), {
+        "mlp": _fit("mlp", 0.003, 40, 64),
+        "meanfield": _fit("meanfield", 1000.0, 40, 64),
+        "rfrelu": _fit("rfrelu", 1e-5, 40, 256),
+        "transformer": _fit("transformer", 2e-5, 40, 256, "adam"),
+    }),
+    "cyclic3dim15": (dict(D15, target="cyclic:3", domain="any_of:0,1,2"), {
+        "mlp": _fit("mlp", 0.003, 100, 64),
+        "meanfield": _fit("meanfield", 1000.0, 100, 64),
+        "rfrelu": _fit("rfrelu", 3e-4, 50, 256),
+        "transformer": _fit("transformer", 2e-5, 80, 256, "adam"),
+    }),
+    "maj3": (dict(num_bits=15, target="majority:0,1,2", domain="any_of:0,1", draw="uniform",
+                  num_examples=2**15), {
+        "mlp": _fit("mlp", 0.003, 40, 64),
+        "meanfield": _fit("meanfield", 1000.0, 40, 64),
+        "rfrelu": _fit("rfrelu", 1e-4, 80, 256),
+        "transformer": _fit("transformer", 1e-5, 30, 256, "adam"),
+    }),  # fmt: skip
+    "rfexample": (dict(num_bits=18, draw="all", target="x0x1x2+x0x3x4x5", domain="frozen:0"), {
+        "rfrelu": _fit("rfrelu", 3e-4, 100, 256),
+        "rfpoly": _fit("rfpoly", 3e-4, 100, 256),
+    }),
+    "lr": (dict(D15, target="x0x1", domain="any_of:0,1"), {
+        f"lr {lr:g}": _fit("mlp", lr, epochs, 64)
+        for lr, epochs in ((0.15, 4), (0.1, 4), (0.03, 40), (0.01, 50), (0.003, 50),
+                           (0.001, 50), (3e-4, 60), (1e-4, 100), (3e-5, 250))
+    }),  # fmt: skip
+    "lengthgen": (dict(D15, target="parity:all"), {
+        f"k={k}": _fit("mlp", 1e-5, 100, 64, "adam", domain=f"ball:{k}") for k in range(6, 11)
+    }),
+    "full16parity": (dict(num_bits=16, target="parity:all", domain="all", draw="uniform"), {
+        f"N={n} {mode}": _fit("mlp", 1e-4, 2000, 64, "adam", num_examples=n,
+                              curriculum_leap=leap)
+        for n in (3000, 5000, 7000, 9000, 11000)
+        for mode, leap in (("normal", 16), ("curriculum", 4))
+    }),  # fmt: skip
+}
+STEPS_TASKS = ("full16parity",)  # their figure: the steps to a training loss below 1e-3
+TEST_EXAMPLES = 8192  # the recorded test loss's sample; the tracker measures the whole cube
+SEEDS = {"quick": (1,), "medium": (1, 2, 3), "paper": tuple(range(1, 11))}
+
+
+@dataclasses.dataclass(frozen=True)
+class Own:
+    task: str = dataclasses.field(
+        default="2parity", metadata={"help": "their task: " + ", ".join(TASKS)}
+    )
+    variants: tuple[str, ...] | None = dataclasses.field(
+        default=None, metadata={"help": "the task's variants to train (default: the preset's)"}
+    )
+    transformer_width: float = dataclasses.field(
+        default=0.125, metadata={"help": "width of gotu_transformer (1: theirs)"}
+    )
+    track_every: int = dataclasses.field(
+        default=1, metadata={"help": "epochs between two exact evaluations on the cube"}
+    )
+    out: str = dataclasses.field(default="runs/gotu/{task}", metadata={"help": "output folder"})
+
+    def validate(self, run):
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {', '.join(TASKS)}; received {self.task!r}")
+        known = TASKS[self.task][1]
+        for v in self.variants or ():
+            if v not in known:
+                raise ValueError(f"the variants of {self.task} are {', '.join(known)}; "
+                                 f"received {v!r}")  # fmt: skip
+        if self.variants is not None and len(set(self.variants)) != len(self.variants):
+            raise ValueError(f"variants must be distinct; received {list(self.variants)}")
+        cli.check_ints(self, ("track_every",), 1)
+        if not self.transformer_width > 0:
+            raise ValueError(f"transformer_width must be > 0; received {self.transformer_width}")
+
+
+def quick(given):
+    """One variant (the MLP, or the first), seed 1, 20 epochs."""
+    return dict(seed=SEEDS["quick"])
+
+
+def medium(given):
+    """Every variant, seeds 1-3, the Transformer at width 1/8 (docs/results/gotu)."""
+    return dict(seed=SEEDS["medium"])
+
+
+def paper(given):
+    """Their script: every variant, seeds 1-10, the Transformer at their width."""
+    return dict(seed=SEEDS["paper"], transformer_width=1.0)
+
+
+PRESETS = {"quick": quick, "medium": medium, "paper": paper}
+
+RECIPE = cli.Recipe(
+    kind="gotu",
+    presets=PRESETS,
+    body=None,
+    own=Own,
+    description=__doc__,
+    exclude=("holdout", "devices", "data_dir", "download", "tensorboard", "model"),
+)
+
+
+def runs_of(parsed, preset):
+    """One run per (variant, seed): the task's fields, the variant's settings, then the run
+    flags given on the command line (``--epochs 5`` shortens every variant)."""
+    from pvr_keras.tasks import FunctionTask
+
+    run, own = parsed.run, parsed.own
+    seeds = parsed.axes.get("seed", (run.seed,))
+    others = sorted(set(parsed.axes) - {"seed"})
+    if others:
+        raise ValueError(f"the variants and seeds are this study's grid; received several "
+                         f"values of {', '.join(others)}")  # fmt: skip
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct; received {list(seeds)}")
+    task_fields, variants = TASKS[own.task]
+    chosen = own.variants or (
+        (("mlp",) if "mlp" in variants else tuple(variants)[:1]) if preset == "quick"
+        else tuple(variants)
+    )  # fmt: skip
+    given = {k: v for k, v in parsed.given.items() if k in run.flat()}
+    runs = []
+    for label in chosen:
+        settings = dict(variants[label])
+        model, kwargs = MODELS[settings.pop("model")]
+        values = {**task_fields, **settings, "model": model, "model_kwargs": dict(kwargs),
+                  "width": own.transformer_width if model == "gotu_transformer" else 1.0,
+                  "momentum": 0.0, "weight_decay": 0.0}  # fmt: skip
+        if preset == "quick" and "epochs" not in given:
+            values["epochs"] = min(values["epochs"], 20)
+        values.update(given)
+        task = FunctionTask(**{k: values[k] for k in ("num_bits", "target", "domain", "draw")
+                               if k in values})  # fmt: skip
+        if task.draw == "all":  # every seen point once an epoch
+            values.setdefault("num_examples", task.num_seen)
+        # the test split is measured on the cube exactly (fourier.json); this is its sample
+        values.setdefault("test_examples", min(2**task.num_bits, TEST_EXAMPLES))
+        values.setdefault("train_eval_examples", min(values.get("num_examples", 8192), 8192))
+        base = run.replace(**values)
+        runs.extend(base.replace(seed=s) for s in seeds)
+    return chosen, runs
+
+
+@functools.lru_cache(maxsize=16)
+def mdi_of(task):
+    """The task's min-degree interpolator on the cube (cached per task)."""
+    from pvr_keras.analysis.unseen import task_mdi
+
+    return task_mdi(task)
+
+
+def train_tracked(run, run_dir, *, every=1):
+    """Trains one run with its exact tracker on the cube; the model is saved."""
+    from pvr_keras.analysis.fourier_tracking import FourierTracker
+    from pvr_keras.analysis.unseen import seen_mask
+    from pvr_keras.training import runs
+
+    task = run.task
+    tracker = FourierTracker(task, run_dir, every=every, seen=seen_mask(task), mdi=mdi_of(task))
+    return runs.run(run, run_dir, save_model=True, callbacks=[tracker])
+
+
+def _monomial(bits):
+    return "x" + "x".join(map(str, bits)) if bits else "1"
+
+
+def analyse(labelled, out, records):
+    """Per run: the last tracked epoch's numbers; per variant: their summary over seeds."""
+    import numpy as np
+
+    from pvr_keras.analysis import fourier_tracking
+
+    per_run = []
+    for label, run in labelled:
+        found = fourier_tracking.read(pathlib.Path(out) / "runs" / run.run_id) or {}
+        epochs = found.get("epochs") or {}
+        last = epochs[max(epochs, key=int)] if epochs else {}
+        record = records.get(run.run_id, {})
+        curriculum = record.get("curriculum") or {}
+        per_run.append({
+            "variant": label,
+            "seed": run.seed,
+            "run_dir": f"runs/{run.run_id}",
+            "epochs_tracked": len(epochs),
+            "leak": last.get("leak"),
+            "unseen_mse": last.get("unseen_mse"),
+            "unseen_mse_to_mdi": last.get("unseen_mse_to_mdi"),
+            "seen_mse": last.get("seen_mse"),
+            "degree_profile": last.get("degree_profile"),
+            "coefficients": last.get("coefficients"),
+            "steps": curriculum.get("total_steps", record.get("steps_completed")),
+            "reached_eps": curriculum.get("reached_eps"),
+            "stages": curriculum.get("stages"),
+        })  # fmt: skip
+    first = next((fourier_tracking.read(pathlib.Path(out) / r["run_dir"]) for r in per_run), None)
+    variants = []
+    for label in dict.fromkeys(r["variant"] for r in per_run):
+        mine = [r for r in per_run if r["variant"] == label]
+        leaks = [r["leak"] for r in mine if r["leak"] is not None]
+        unseen = [r["unseen_mse"] for r in mine if r["unseen_mse"] is not None]
+        steps = [r["steps"] for r in mine if r["steps"] is not None]
+        variants.append({
+            "variant": label,
+            "seeds": len(mine),
+            "leak_mean": float(np.mean(leaks)) if leaks else None,
+            "leak_min": float(np.min(leaks)) if leaks else None,
+            "leak_max": float(np.max(leaks)) if leaks else None,
+            "unseen_mse_mean": float(np.mean(unseen)) if unseen else None,
+            "steps_mean": float(np.mean(steps)) if steps else None,
+        })  # fmt: skip
+    return {"runs": per_run, "variants": variants, "tracking": _tracking_summary(first)}
+
+
+def _tracking_summary(found):
+    if not found:
+        return None
+    return {
+        "monomials": [_monomial(b) for b in found["subset_bits"]],
+        "target": found["target_coefficients"],
+        "mdi": found.get("mdi_coefficients"),
+    }
+
+
+def _figure(result, own, path, title):
+    import numpy as np
+
+    from pvr_keras import figures
+
+    tracking = result["tracking"]
+    if tracking is None or tracking["mdi"] is None:
+        return None
+    order = np.argsort(-np.maximum(np.abs(tracking["target"]), np.abs(tracking["mdi"])))[:12]
+    learned = {}
+    for v in result["variants"]:
+        rows = [r["coefficients"] for r in result["runs"]
+                if r["variant"] == v["variant"] and r["coefficients"]]  # fmt: skip
+        if rows:
+            learned[v["variant"]] = np.mean(rows, axis=0)[order].tolist()
+    coefficients = {
+        "monomials": [tracking["monomials"][i] for i in order],
+        "target": [tracking["target"][i] for i in order],
+        "mdi": [tracking["mdi"][i] for i in order],
+        "learned": learned,
+    }
+    steps = own.task in STEPS_TASKS
+    key = "steps" if steps else "leak"
+    metric = {
+        "name": "steps until the training loss < 1e-3" if steps else
+                "leak alpha on the unseen points (1: the MDI, 0: the truth)",
+        "variants": [v["variant"] for v in result["variants"]],
+        "values": [[r[key] for r in result["runs"] if r["variant"] == v["variant"]]
+                   for v in result["variants"]],
+        "reference": {} if steps else {"MDI": 1.0, "truth": 0.0},
+    }  # fmt: skip
+    return figures.gotu(coefficients, metric, path, title)
+
+
+def main(argv=None):
+    parsed = RECIPE.parse_all(argv)
+    own = parsed.own
+    chosen, runs = cli.check_task(lambda: runs_of(parsed, parsed.preset))
+    summary = cli.run_sweep(
+        parsed, runs, name="gotu", figure=None,
+        trainer=functools.partial(train_tracked, every=own.track_every), grows=True,
+    )  # fmt: skip
+    from pvr_keras import sweeps
+
+    out = pathlib.Path(own.out)
+    records, _ = sweeps.ResultsDir(out).read()
+    recorded = {r["id"]: r for r in records}
+    missing = [run.run_id for run in runs if run.run_id not in recorded]
+    if missing:
+        raise RuntimeError(f"runs not recorded (trained by another worker?): {missing}")
+    labelled = [(label, run) for label, run in _labels(chosen, runs, parsed)]
+    full = {run.run_id: _record(out, run) for _, run in labelled}
+    result = analyse(labelled, out, full)
+    result["config"] = {"task": own.task, "run": parsed.run.to_dict(),
+                        "recipe": cli.to_dict(own), "variants": list(chosen)}  # fmt: skip
+    files.write_text(out / "gotu.json", json.dumps(result, indent=1) + "\n")
+    columns = ["variant", "seeds", "leak_mean", "leak_min", "leak_max", "unseen_mse_mean",
+               "steps_mean"]  # fmt: skip
+    files.write_csv(out / "gotu.csv",
+                    [columns] + [[v[c] for c in columns] for v in result["variants"]])  # fmt: skip
+    task = runs[0].task
+    title = (f"{own.task}: f = {task.target} on the domain {task.domain} (d = {task.num_bits}); "
+             f"{len(runs)} runs")  # fmt: skip
+    drawn = _figure(result, own, out / "gotu.png", title)
+    _report(result, out, drawn)
+    return {"failed": False, **summary}
+
+
+def _labels(chosen, runs, parsed):
+    seeds = len(parsed.axes.get("seed", (parsed.run.seed,)))
+    for i, run in enumerate(runs):
+        yield chosen[i // seeds], run
+
+
+def _record(out, run):
+    from pvr_keras.training import records
+
+    try:
+        return records.read_record(pathlib.Path(out) / "runs" / run.run_id)
+    except (OSError, ValueError):
+        return {}
+
+
+def _report(result, out, drawn):
+    print("\nvariant              seeds  leak alpha (mean, min-max)   unseen MSE   steps")
+    for v in result["variants"]:
+        leak = ("-" if v["leak_mean"] is None else
+                f"{v['leak_mean']:.3f} ({v['leak_min']:.3f}-{v['leak_max']:.3f})")  # fmt: skip
+        unseen = "-" if v["unseen_mse_mean"] is None else f"{v['unseen_mse_mean']:.4f}"
+        steps = "-" if v["steps_mean"] is None else f"{v['steps_mean']:.0f}"
+        print(f"{v['variant']:20s} {v['seeds']:5d}  {leak:27s}  {unseen:11s}  {steps}")
+    made = "gotu.png, " if drawn else ""
+    print(f"wrote {out}/gotu.json, gotu.csv, {made}config_gotu.json")
+
+
+if __name__ == "__main__":
+    cli.main(main)
