@@ -54,6 +54,7 @@ BACKEND_FREE = (
     "tests/models/test_get.py::test_registered_parameter_counts_are_the_models",
     "tests/models/test_mixer.py::test_parameter_count_matches_paper",
     "tests/models/test_transformer.py::test_parameter_count_matches_paper",
+    "tests/models/test_gotu_models.py::test_parameter_counts_by_hand",
 )
 # Inside the folders and files above, but running a Keras model (files or single tests).
 BACKEND_DEPENDENT = (

@@ -44,6 +44,7 @@ def test_the_builtin_table_is_what_the_model_files_register():
     assert registry.model_names() == (
         "mlp", "mlp2x", "transformer", "mixer", "resnet18", "vgg11_bn", "image_sequence",
         "bits_mlp", "bits_transformer", "bits_mixer",
+        "gotu_mlp", "random_features", "mean_field", "gotu_transformer",
     )  # fmt: skip
     assert registry.model_names("image") == ("resnet18", "vgg11_bn")
     assert registry.model_spec("transformer").width_multiple == 4

@@ -16,6 +16,7 @@ builders; the package attributes are the builder functions (imported last, below
 
 from pvr_keras import registry
 from pvr_keras.models.bits import bits_mixer, bits_mlp, bits_transformer
+from pvr_keras.models.gotu import gotu_mlp, gotu_transformer, mean_field, random_features
 from pvr_keras.models.mixer import mixer
 from pvr_keras.models.mlp import mlp, mlp2x
 from pvr_keras.models.resnet import resnet18
@@ -55,10 +56,14 @@ __all__ = [
     "bits_mlp",
     "bits_transformer",
     "get",
+    "gotu_mlp",
+    "gotu_transformer",
     "image_sequence",
+    "mean_field",
     "mixer",
     "mlp",
     "mlp2x",
+    "random_features",
     "resnet18",
     "transformer",
     "vgg11_bn",

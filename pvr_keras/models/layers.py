@@ -1,5 +1,5 @@
-"""The few custom layers the builders need: class token, position embedding, adaptive pooling,
-and the Boolean models' reading of bits.
+"""The few custom layers the builders need: class token, position embedding, a bias, adaptive
+pooling, and the Boolean models' reading of bits.
 
 Each one uses ``keras.ops`` only, passes ``**kwargs`` to ``Layer`` and implements
 ``get_config``, so a saved ``.keras`` file reloads with ``safe_mode=True`` on either backend.
@@ -73,6 +73,27 @@ class PositionEmbedding(keras.layers.Layer):
 
     def get_config(self):
         return {**super().get_config(), "stddev": self.stddev}
+
+
+@keras.saving.register_keras_serializable(package="pvr_keras")
+class AddBias(keras.layers.Layer):
+    """Adds a learnable vector along the last axis: ``dim`` parameters, initialised to zero
+    (a projection's bias where Keras's layer cannot have it alone, e.g. the output bias of an
+    attention without query/key/value biases).
+
+    Example:
+        >>> AddBias()(np.zeros((2, 12, 8), "float32")).shape
+        (2, 12, 8)
+    """
+
+    def build(self, input_shape):
+        self.bias = self.add_weight(shape=(input_shape[-1],), initializer="zeros", name="bias")
+
+    def call(self, x):
+        return x + ops.cast(self.bias, x.dtype)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
 
 
 def adaptive_pool_matrix(in_size, out_size):

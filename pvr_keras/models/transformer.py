@@ -3,17 +3,25 @@
 import keras
 
 from pvr_keras.models.common import CheckedModel, check_positive, token_input
-from pvr_keras.models.layers import ClassToken, PositionEmbedding
+from pvr_keras.models.layers import AddBias, ClassToken, PositionEmbedding
 from pvr_keras.registry import register_model
 
 LAYER_NORM_EPSILON = 1e-5  # torch.nn.LayerNorm default
 
 
-def _encoder_block(x, *, heads, mlp_dim, name):
-    """Pre-LN encoder layer: x + MHA(LN(x)), then + MLP(LN(x)). (batch, tokens, dim)."""
+def _encoder_block(x, *, heads, mlp_dim, name, head_dim=None, qkv_bias=True):
+    """Pre-LN encoder layer: x + MHA(LN(x)), then + MLP(LN(x)). (batch, tokens, dim).
+
+    ``head_dim``: each head's width (None: dim // heads). ``qkv_bias=False``: no query, key
+    and value biases; the output projection keeps its bias (``{name}_attention_bias``)."""
     dim = x.shape[-1]
+    head_dim = dim // heads if head_dim is None else head_dim
     y = keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON, name=f"{name}_norm1")(x)
-    y = keras.layers.MultiHeadAttention(heads, dim // heads, name=f"{name}_attention")(y, y)
+    y = keras.layers.MultiHeadAttention(
+        heads, head_dim, use_bias=qkv_bias, name=f"{name}_attention"
+    )(y, y)
+    if not qkv_bias:  # Keras's attention has one switch for all four projections' biases
+        y = AddBias(name=f"{name}_attention_bias")(y)
     x = keras.layers.Add(name=f"{name}_residual1")([x, y])
     y = keras.layers.LayerNormalization(epsilon=LAYER_NORM_EPSILON, name=f"{name}_norm2")(x)
     y = keras.layers.Dense(mlp_dim, activation="gelu", name=f"{name}_mlp1")(y)
@@ -78,15 +86,20 @@ def transformer(
     return CheckedModel(tokens, logits, name=name)
 
 
-def transformer_outputs(tokens, *, vocab, num_classes, dim, depth, heads, mlp_dim):
+def transformer_outputs(
+    tokens, *, vocab, num_classes, dim, depth, heads, mlp_dim, head_dim=None, qkv_bias=True
+):
     """The Transformer's layers on int tokens (batch, seq_len) (checked arguments): its
-    outputs (batch, num_classes). ``transformer`` and the Boolean ``bits_transformer``."""
+    outputs (batch, num_classes). ``transformer``, the Boolean ``bits_transformer`` and
+    ``gotu_transformer`` (which sets ``head_dim``, each head's width, None: dim // heads, and
+    ``qkv_bias=False``: no query/key/value biases)."""
     seq_len = tokens.shape[1]
     x = keras.layers.Embedding(vocab, dim, name="embedding")(tokens)  # (batch, seq, dim)
     x = ClassToken(name="class_token")(x)  # (batch, seq + 1, dim)
     x = PositionEmbedding(name="position_embedding")(x)
     for i in range(depth):
-        x = _encoder_block(x, heads=heads, mlp_dim=mlp_dim, name=f"block{i}")
+        x = _encoder_block(x, heads=heads, mlp_dim=mlp_dim, name=f"block{i}",
+                           head_dim=head_dim, qkv_bias=qkv_bias)  # fmt: skip
     # LayerNorm acts per token, so normalising only the class token gives the same features.
     x = keras.layers.Cropping1D((0, seq_len), name="class_token_output")(x)  # (batch, 1, dim)
     x = keras.layers.Flatten(name="flatten")(x)

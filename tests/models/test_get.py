@@ -22,7 +22,8 @@ def test_unknown_name_lists_the_names():
     with pytest.raises(
         ValueError,
         match="model must be one of mlp, mlp2x, transformer, mixer, resnet18, vgg11_bn, "
-        "image_sequence, bits_mlp, bits_transformer, bits_mixer or a builder reference .* "
+        "image_sequence, bits_mlp, bits_transformer, bits_mixer, gotu_mlp, random_features, "
+        "mean_field, gotu_transformer or a builder reference .* "
         "received 'resnet50'",
     ):
         models.get("resnet50")
