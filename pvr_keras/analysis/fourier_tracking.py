@@ -127,9 +127,15 @@ class FourierTracker(keras.callbacks.Callback):
                 float(c) for c in boolean.fourier_coefficients(self.target)[self.subsets]
             ],
             "frozen": list(self.frozen),
-            **({} if self.mdi is None else {"mdi_coefficients": [
-                float(c) for c in boolean.fourier_coefficients(self.mdi)[self.subsets]
-            ]}),  # fmt: skip
+            **(
+                {}
+                if self.mdi is None
+                else {
+                    "mdi_coefficients": [
+                        float(c) for c in boolean.fourier_coefficients(self.mdi)[self.subsets]
+                    ]
+                }
+            ),  # fmt: skip
             "epochs": {str(k): self.epochs[k] for k in sorted(self.epochs)},
         }
         files.write_text(self.folder / FILE, json.dumps(payload) + "\n")

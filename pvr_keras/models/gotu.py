@@ -198,7 +198,7 @@ def mean_field(*, num_bits=15, width=2**16, name="mean_field"):
 
 @register_model(
     "gotu_transformer", kind="bits", params=6_318_593,
-    widths={"dim": 256, "mlp_dim": 256},
+    widths={"dim": 256, "mlp_dim": 256, "dim_head": 64},
 )  # fmt: skip
 def gotu_transformer(
     *,
@@ -219,7 +219,7 @@ def gotu_transformer(
     (``logits``). As in their code each block's attention has ``heads`` heads of ``dim_head``
     dimensions whatever ``dim`` is (inner width heads * dim_head = 384 at the defaults, against
     dim 256) and no query/key/value biases; its output projection has a bias. ``--width``
-    scales ``dim`` and ``mlp_dim`` only (heads and dim_head stay).
+    scales ``dim``, ``mlp_dim`` and ``dim_head`` (the 6 heads stay): at 1/8, 32, 32 and 8.
 
     Differences from their code: the tokens are the cube's row bits (0 for +1, 1 for -1;
     theirs are (x + 1) / 2, 1 for +1), which only swaps the two embedding rows; the

@@ -204,10 +204,12 @@ def test_gotu_transformer_heads_and_head_width():
 
 def test_gotu_transformer_width_scaling():
     scaled = registry.width_kwargs("gotu_transformer", 0.125)
-    assert scaled == {"dim": 32, "mlp_dim": 32}
+    assert scaled == {"dim": 32, "mlp_dim": 32, "dim_head": 8}
     model = models.get("gotu_transformer", depth=1, **scaled)
-    assert model.count_params() == _transformer_params(15, dim=32, depth=1, mlp_dim=32)
-    assert model.get_layer("block0_attention").key_dim == 64  # heads and dim_head stay
+    assert model.count_params() == _transformer_params(15, dim=32, depth=1, dim_head=8,
+                                                       mlp_dim=32)  # fmt: skip
+    assert model.get_layer("block0_attention").key_dim == 8  # the heads stay 6
+    assert model.get_layer("block0_attention").num_heads == 6
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,97 @@
+"""recipes/gotu.py end to end on a tiny budget: the runs of a task's variants, the exact
+measures on the unseen points against the saved models, the plot, resume; bad input."""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+from pvr_keras import legacy
+from pvr_keras.analysis import boolean, interpolation
+from pvr_keras.training import load_run
+from tests import scripts
+from tests.plots import assert_plot
+
+# 2parity at d = 8: 192 seen points (every one an epoch), 64 unseen.
+TINY = ["--num-bits", "8", "--variants", "mlp", "rfrelu", "--seed", "1", "2", "--epochs", "3",
+        "--track-every", "2"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def recipe():
+    return scripts.load("recipes/gotu.py")
+
+
+@pytest.fixture(scope="module")
+def trained(recipe, tmp_path_factory):
+    out = tmp_path_factory.mktemp("gotu")
+    recipe.main([*TINY, "--out", str(out)])
+    return out, json.loads((out / "gotu.json").read_text())
+
+
+def test_every_variant_and_seed_is_a_run_with_its_settings(trained):
+    out, result = trained
+    assert [(r["variant"], r["seed"]) for r in result["runs"]] == [
+        ("mlp", 1), ("mlp", 2), ("rfrelu", 1), ("rfrelu", 2)
+    ]  # fmt: skip
+    for r in result["runs"]:
+        config = json.loads((out / r["run_dir"] / "record.json").read_text())["config"]
+        run = legacy.from_config(config)
+        assert run.domain == "any_of:0,1" and run.num_examples == 192 and run.draw == "all"
+        assert run.model == {"mlp": "gotu_mlp", "rfrelu": "random_features"}[r["variant"]]
+        assert run.learning_rate == {"mlp": 0.003, "rfrelu": 1e-5}[r["variant"]]
+        assert run.batch_size == {"mlp": 64, "rfrelu": 256}[r["variant"]]
+        assert run.epochs == 3  # the flag given shortens every variant
+
+
+def test_the_leak_and_unseen_errors_are_those_of_the_saved_models(trained):
+    out, result = trained
+    cube = boolean.boolean_cube(8).astype(np.float64)
+    target = cube[:, 0] * cube[:, 1]
+    mdi = cube[:, 0] + cube[:, 1] - 1  # the closed form
+    seen = (cube[:, 0] == 1) | (cube[:, 1] == 1)
+    for r in result["runs"]:
+        model = load_run(out / r["run_dir"]).model
+        values = np.asarray(model.predict_on_batch(cube.astype(np.int8)), np.float64)[:, 0]
+        assert r["leak"] == pytest.approx(interpolation.leak(values, target, mdi, seen), rel=1e-5)
+        assert r["unseen_mse"] == pytest.approx(np.mean((values - target)[~seen] ** 2), rel=1e-5)
+        assert r["unseen_mse_to_mdi"] == pytest.approx(np.mean((values - mdi)[~seen] ** 2),
+                                                       rel=1e-5, abs=1e-9)  # fmt: skip
+        assert r["epochs_tracked"] == 2  # epochs 2 and 3 (the last is always tracked)
+    mine = [r["leak"] for r in result["runs"] if r["variant"] == "mlp"]
+    row = next(v for v in result["variants"] if v["variant"] == "mlp")
+    assert row["leak_mean"] == pytest.approx(np.mean(mine)) and row["seeds"] == 2
+    tracking = result["tracking"]
+    by_name = dict(zip(tracking["monomials"], tracking["mdi"], strict=True))
+    assert by_name["x0"] == pytest.approx(1) and by_name["1"] == pytest.approx(-1)
+    with open(out / "gotu.csv") as f:
+        assert [r["variant"] for r in csv.DictReader(f)] == ["mlp", "rfrelu"]
+    assert_plot(out / "gotu.png")
+
+
+def test_run_again_trains_nothing(recipe, trained, capsys):
+    out, result = trained
+    recipe.main([*TINY, "--out", str(out)])
+    assert "0 to run" in capsys.readouterr().out
+    assert json.loads((out / "gotu.json").read_text())["runs"] == result["runs"]
+
+
+@pytest.mark.parametrize(
+    "argv, match",
+    [
+        (["--task", "nope"], "task must be one of"),
+        (["--variants", "mlp", "mlp"], "distinct"),
+        (["--variants", "rfpoly"], "the variants of 2parity are"),
+        (["--window", "2"], "unrecognized arguments"),
+        (["--domain", "any_of:0,99"], r"in 0\.\.14"),
+        (["--target", "x0x0"], "each bit once"),
+        (["--learning-rate", "0.1", "0.2"], "variants and seeds are this study's grid"),
+    ],
+)
+def test_bad_input_is_refused_before_any_work(recipe, tmp_path, argv, match, capsys):
+    with pytest.raises((ValueError, SystemExit)) as raised:
+        recipe.main([*argv, "--out", str(tmp_path / "x")])
+    shown = str(raised.value) + capsys.readouterr().err
+    assert match in shown or __import__("re").search(match, shown)
+    assert not (tmp_path / "x").exists()
