@@ -124,7 +124,7 @@ TASKS = {
     "lr": (
         dict(D15, target="x0x1", domain="any_of:0,1"),
         {
-            f"lr {lr:g}": _fit("mlp", lr, epochs, 64)
+            f"lr{lr:g}": _fit("mlp", lr, epochs, 64)
             for lr, epochs in (
                 (0.15, 4),
                 (0.1, 4),
@@ -140,12 +140,12 @@ TASKS = {
     ),  # fmt: skip
     "lengthgen": (
         dict(D15, target="parity:all"),
-        {f"k={k}": _fit("mlp", 1e-5, 100, 64, "adam", domain=f"ball:{k}") for k in range(6, 11)},
+        {f"k{k}": _fit("mlp", 1e-5, 100, 64, "adam", domain=f"ball:{k}") for k in range(6, 11)},
     ),
     "full16parity": (
         dict(num_bits=16, target="parity:all", domain="all", draw="uniform"),
         {
-            f"N={n} {mode}": _fit(
+            f"N{n}-{mode}": _fit(
                 "mlp", 1e-4, 2000, 64, "adam", num_examples=n, curriculum_leap=leap
             )
             for n in (3000, 5000, 7000, 9000, 11000)
