@@ -399,7 +399,7 @@ def main(argv=None):
                     [columns] + [[v[c] for c in columns] for v in result["variants"]])  # fmt: skip
     task = runs[0].task
     title = (f"{own.task}: f = {task.target} on the domain {task.domain} (d = {task.num_bits}); "
-             f"{len(runs)} runs")  # fmt: skip
+             f"{len(runs)} run{'s' * (len(runs) > 1)}")  # fmt: skip
     drawn = _figure(result, own, out / "gotu.png", title)
     _report(result, out, drawn)
     return {"failed": False, **summary}
