@@ -232,3 +232,13 @@ def test_every_seen_pattern_is_reachable_on_wide_cubes():
     patterns = {tuple(r) for r in x[:, [0, 20, 39]].tolist()}
     expected = {p for p in itertools.product((1, -1), repeat=3) if math.prod(p) == 1}
     assert patterns == expected
+
+
+def test_domains_are_flags_and_sweep_axes():
+    from tests import scripts
+
+    train = scripts.load("recipes/train.py")
+    argv = ["--kind", "gotu", "--domain", "any_of:0,1", "ball:3", "--target", "parity:all"]
+    runs = train.recipe("gotu").parse_all(argv).runs()
+    assert [r.domain for r in runs] == ["any_of:0,1", "ball:3"]
+    assert len({r.run_id for r in runs}) == 2
