@@ -117,13 +117,32 @@ def target_values(task):
     return np.asarray(task.label(boolean_cube(task.num_bits)), np.float64)
 
 
+EVAL_FLOATS = 2**26  # the widest layer's outputs of one batch of model_values: 256 MB
+
+
+def _widest(model):
+    """The most numbers one example makes in any layer's output (1 if unknown)."""
+    widest = 1
+    for layer in getattr(model, "layers", ()):
+        try:
+            shapes = layer.output.shape
+        except (AttributeError, ValueError):
+            continue
+        for shape in shapes if isinstance(shapes, list) else [shapes]:
+            dims = [int(n) for n in tuple(shape)[1:] if n is not None]
+            widest = max(widest, int(np.prod(dims)) if dims else 1)
+    return widest
+
+
 def model_values(model, num_bits, batch_size=65_536):
     """A trained model's outputs on the whole cube in row order: (2**d,) float64.
 
     The model takes int8 bits (batch, d) (the Boolean models do) and returns one number per
-    input (batch,) or (batch, 1).
+    input (batch,) or (batch, 1). The batch is cut so that the widest layer's outputs of one
+    batch stay within ``EVAL_FLOATS`` numbers (a mean-field net's 65,536 units: 1,024).
     """
     cube = boolean_cube(num_bits)
+    batch_size = max(1, min(batch_size, EVAL_FLOATS // _widest(model)))
     outputs = []
     for start in range(0, len(cube), batch_size):
         out = np.asarray(model.predict_on_batch(cube[start : start + batch_size]), np.float64)

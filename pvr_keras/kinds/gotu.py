@@ -61,7 +61,7 @@ GOTU_KIND = register_kind(
         },  # fmt: skip
         identity=IDENTITY,
         iid_eval=False,
-        eval_batch_size=8192,
+        eval_batch_size=2048,  # a mean-field net's 65,536 units: 0.5 GB of outputs a batch
         metric="mse",
         id_parts=id_parts,
     )

@@ -135,3 +135,28 @@ def test_twenty_bits_work():
 def test_bad_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_model_values_cuts_its_batch_to_the_widest_layer(monkeypatch):
+    """A wide model is evaluated on the cube in small enough batches (a mean-field net's
+    65,536 units at 65,536 points would be 17 GB of outputs)."""
+    import types
+
+    from pvr_keras.analysis import boolean as measures
+
+    seen = []
+
+    class Wide:
+        layers = [
+            types.SimpleNamespace(output=types.SimpleNamespace(shape=shape))
+            for shape in ((None, 1000), (None, 4, 8))
+        ]
+
+        def predict_on_batch(self, x):
+            seen.append(len(x))
+            return x.sum(axis=1, keepdims=True).astype(np.float32)
+
+    monkeypatch.setattr(measures, "EVAL_FLOATS", 64_000)
+    values = measures.model_values(Wide(), 10)
+    assert max(seen) == 64 and sum(seen) == 1024
+    np.testing.assert_array_equal(values, measures.boolean_cube(10).sum(axis=1))
