@@ -26,6 +26,8 @@ class TrainRecipe:
     """How to train: optimizer, learning rate and its schedule, batch size and length.
 
     The paper's token recipe is ``TOKEN``, its visual recipe ``VISUAL`` (Appendix A).
+    ``curriculum_leap`` > 0 trains by the Degree-Curriculum of Abbe et al. 2023
+    (``training.curriculum``; kinds of bits): ``epochs`` is then the most it trains.
     ``failed_below``: a run whose final training accuracy is below it counts as failed (the
     paper ignores runs below 20%; we record them as failed instead).
     """
@@ -44,6 +46,17 @@ class TrainRecipe:
     )
     min_steps: int = field("train at least this many steps (tiny training sets)", default=800)
     failed_below: float = field("final training accuracy below which a run failed", default=0.2)
+    curriculum_leap: int = field(
+        "the Degree-Curriculum's leap l (Abbe et al. 2023): train on the examples with at most "
+        "r bits -1, r from l up by l each time an epoch's mean loss is below curriculum_eps; "
+        "0: off (every example, every epoch)",
+        default=0,
+    )
+    curriculum_eps: float = field(
+        "the Degree-Curriculum's loss threshold: a stage ends (the last one: training "
+        "ends) when an epoch's mean training loss is below it",
+        default=1e-3,
+    )
     dtype_policy: str = field(
         help="Keras dtype policy of the model: float32, or mixed_bfloat16 (bfloat16 compute, "
         "float32 weights; for accelerators with bfloat16 units)",
@@ -56,7 +69,7 @@ class TrainRecipe:
         check_choice("dtype_policy", self.dtype_policy, DTYPE_POLICIES)
         check_choice("schedule", self.schedule, SCHEDULES)
         for name, least in (("batch_size", 1), ("epochs", 1), ("warmup_epochs", 0),
-                            ("min_steps", 0)):  # fmt: skip
+                            ("min_steps", 0), ("curriculum_leap", 0)):  # fmt: skip
             object.__setattr__(self, name, check_count(name, getattr(self, name), least))
         check_number("learning_rate", self.learning_rate, 0, above=True)
         if isinstance(self.learning_rate, int):  # 1 and 1.0 are one configuration: one id
@@ -64,6 +77,7 @@ class TrainRecipe:
         check_number("momentum", self.momentum, 0)
         check_number("weight_decay", self.weight_decay, 0)
         check_number("failed_below", self.failed_below, 0, maximum=1)
+        check_number("curriculum_eps", self.curriculum_eps, 0, above=True)
 
     def steps_per_epoch(self, num_examples):
         return math.ceil(num_examples / self.batch_size)

@@ -26,9 +26,12 @@ A run's sets:
   held-out examples), evaluated after each epoch as ``test_loss`` / ``test_accuracy``.
 """
 
+import functools
+
 import keras
 
 from pvr_keras import kinds
+from pvr_keras.references import resolve
 from pvr_keras.runconfig import INPUTS, MAX_SEED
 from pvr_keras.training.loop import TrainData
 
@@ -152,12 +155,20 @@ def train_data(
     validation = None
     if validation_examples:
         validation = make("train", validation_examples, seed=validation_seed(seed))
+    arrays = None
+    if spec.models == "bits":  # the training set as NumPy (the Degree-Curriculum's)
+        arrays = functools.partial(_arrays, spec.arrays, task, num_examples, seed, holdout)
     data = TrainData(make_train, num_examples, test, train_eval, input=input,
                      batch_size=batch_size, metric=spec.metric,
-                     validation=validation)  # fmt: skip
+                     validation=validation, arrays=arrays)  # fmt: skip
     if holdout and spec.iid_eval:
         data.final_evals["iid_test"] = make("test", test_examples, holdout=spec.check(task, 0))
     return data
+
+
+def _arrays(ref, task, num_examples, seed, holdout):
+    """The training split as NumPy arrays, by the kind's ``arrays`` (imported when asked)."""
+    return resolve(ref)(task, num_examples, split="train", seed=seed, holdout=holdout)[:2]
 
 
 def run_data(run, input=None, *, validation_examples=None):

@@ -18,7 +18,7 @@ import keras
 from pvr_keras import files
 from pvr_keras.errors import DiskFull
 from pvr_keras.figures.curves import learning_curve
-from pvr_keras.training import distribute, epochs, records
+from pvr_keras.training import curriculum, distribute, epochs, records
 from pvr_keras.training.checkpoint import Checkpoint, needed_bytes
 from pvr_keras.training.compiling import (  # noqa: F401  (importable from here, as before)
     STEPS_PER_EXECUTION,
@@ -56,6 +56,8 @@ class TrainData:
             ``validation_data`` (Keras's ``val_loss`` / ``val_accuracy``, recorded as
             ``validation_loss`` / ``validation_accuracy``): examples neither trained on nor
             tested (``inputs.train_data``). ``None``: no validation.
+        arrays: ``() -> (x, y)``: the training set as NumPy arrays, the same examples (kinds
+            of bits: the Degree-Curriculum selects from them). ``None``: not available.
     """
 
     make_train: Callable[[int], Any]
@@ -67,6 +69,7 @@ class TrainData:
     batch_size: int | None = None
     metric: str = "accuracy"
     validation: Any = None
+    arrays: Callable[[], Any] | None = None
 
 
 @dataclasses.dataclass
@@ -168,6 +171,9 @@ def train(
         steps_per_execution, recipe.steps_per_epoch(data.num_examples),
         limit=distribution.max_steps_per_execution,
     )  # fmt: skip
+    if recipe.curriculum_leap:
+        _check_curriculum(data, distribution)
+        per_call = 1  # its epochs have as many steps as their stage's examples
     options = _Options(recipe, config, seed, verbose, keep_checkpoint, title, save_model,
                        list(callbacks or []), dict(extra or {}), per_call)  # fmt: skip
     run = _Run(distribution.run_dir(out_dir), data, options)
@@ -256,7 +262,15 @@ def _train(run, build_model, distribution):
     run.record["steps_per_execution"] = options.steps_per_execution
     engine_callbacks = distribution.callbacks()
     verbose, lines = epochs.progress(options.verbose)
-    if initial_epoch < num_epochs:
+    if initial_epoch < num_epochs and recipe.curriculum_leap:
+        with distribution.scope():
+            curriculum.fit(
+                run, model, data,
+                [*engine_callbacks, epochs.EpochRecorder(run, engine_callbacks),
+                 *options.callbacks],
+                (verbose, lines), initial_epoch, num_epochs,
+            )  # fmt: skip
+    elif initial_epoch < num_epochs:
         with distribution.scope():
             model.fit(
                 data.make_train(initial_epoch),
@@ -293,6 +307,21 @@ def _train(run, build_model, distribution):
             run.record["model_sha256"] = files.sha256(tmp / "model.keras")
             os.replace(tmp / "model.keras", run.out_dir / "model.keras")
     return _finish(run, final_evals)
+
+
+def _check_curriculum(data, distribution):
+    """The Degree-Curriculum trains on examples of bits (``TrainData.arrays``), on one
+    device."""
+    if data.arrays is None:
+        raise ValueError(
+            "the Degree-Curriculum (curriculum_leap > 0) orders examples by their number of -1 "
+            "bits: it needs a kind whose inputs are bits (boolean, gotu), with its arrays"
+        )
+    if distribution.num_replicas > 1:
+        raise ValueError(
+            f"the Degree-Curriculum trains on one device; this run has "
+            f"{distribution.num_replicas} replicas (--devices 1)"
+        )
 
 
 def _build(build_model, dtype_policy):
