@@ -3,13 +3,28 @@ Unseen"): of all functions equal to f on the seen points, the one whose degree p
 (W^d, ..., W^0), W^k = sum over |S| = k of g^(S)^2, is lexicographically smallest; and the
 leak of a learned function towards it on the unseen points.
 
-Exact, degree by degree from the top: with the coefficients of degrees above k fixed, the
-degree-k block is the minimum-norm solution of the seen points' equations once the part the
-lower degrees can absorb (the range of their characters on the seen points) is projected
-out; it is unique, so the interpolator is. The MDI depends only on the bits that f or the
-domain depend on (flipping another bit maps interpolants to interpolants of the same
-profile, and the MDI is unique), so it is computed on that sub-cube: dense characters there,
-at most ``MAX_EXACT_BITS`` bits, in a cube of up to ``boolean.MAX_CUBE_BITS``.
+Exact, degree by degree from the top, on the bits that f or the domain depend on (flipping
+another bit maps interpolants to interpolants of the same profile, and the MDI is unique), at
+most ``MAX_EXACT_BITS`` = 16 of them, in a cube of up to ``boolean.MAX_CUBE_BITS``. The
+minimisers of W^d, ..., W^(k+1) differ by functions of degree <= k that vanish on the seen
+points, so each stage is a least-squares problem on a shrinking affine space, solved on the
+smaller side with one orthonormal basis grown stage by stage (never a 2**d x 2**d matrix):
+
+- few unseen points: g's values u on them, W^k = |Phi_k u + c_k|^2 / 4**d (Phi_k the degree-k
+  characters there, c_k the seen points' share); from degree d down, u moves by the
+  minimum-norm least-squares step orthogonal to the higher degrees' characters, until those
+  span every unseen direction;
+- few seen points: the coefficients, the degree-k block being the minimum-norm solution of the
+  seen equations with the range of the lower degrees' characters there projected out.
+
+Rank decisions use an absolute tolerance (the characters are +-1). The cost grows as the
+square of the smaller side (at most ``MAX_SIDE`` points) times the characters a stage
+touches: a 13-bit parity on a radius-4 ball takes under a second, a random function on a
+random half of 13 bits tens of seconds (single-threaded BLAS; threads fighting for a loaded
+machine slow the small SVDs down a hundredfold).
+``min_degree_expansion`` takes f's Fourier expansion instead, for large d: the MDI is linear
+in f and the MDI of one character depends only on its bits and the domain's, so each monomial
+is solved on that sub-cube.
 """
 
 import numpy as np
