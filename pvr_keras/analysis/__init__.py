@@ -34,7 +34,7 @@ from pvr_keras.analysis.dynamics import (
 )
 from pvr_keras.analysis.frequencies import label_frequencies, main_frequencies
 from pvr_keras.analysis.holdout import held_out_summary, windows_of
-from pvr_keras.analysis.interpolation import leak, min_degree_interpolator
+from pvr_keras.analysis.interpolation import leak, min_degree_expansion, min_degree_interpolator
 from pvr_keras.analysis.logits import logit_analysis, mean_logits_by_class
 from pvr_keras.analysis.noise import bits_per_token, noise_sensitivity, noise_sensitivity_runs
 from pvr_keras.analysis.representations import block_layers, cka_by_layer, mean_by_kind
@@ -64,6 +64,7 @@ __all__ = [
     "logit_analysis",
     "linear_cka",
     "main_frequencies",
+    "min_degree_expansion",
     "min_degree_interpolator",
     "model_values",
     "mean_by_kind",

@@ -7,10 +7,12 @@ from math import comb
 import numpy as np
 import pytest
 
-from pvr_keras.analysis import boolean_cube, degree_profile, interpolation
+from pvr_keras.analysis import boolean_cube, degree_profile, fourier_coefficients, interpolation
+from pvr_keras.analysis.boolean import bits_of
 from pvr_keras.analysis.interpolation import (
     characters,
     leak,
+    min_degree_expansion,
     min_degree_interpolator,
     relevant_bits,
 )
@@ -98,6 +100,13 @@ def test_the_leak_is_one_at_the_mdi_and_zero_at_the_truth():
     assert leak((f + mdi) / 2, f, mdi, seen) == pytest.approx(0.5)
 
 
+def _half(d):
+    seen = np.zeros(2**d, bool)
+    seen[::2] = True
+    seen[1] = True  # still depends on every bit
+    return seen
+
+
 @pytest.mark.parametrize(
     "values,seen,match",
     [
@@ -105,7 +114,8 @@ def test_the_leak_is_one_at_the_mdi_and_zero_at_the_truth():
         (np.zeros(4), np.ones(3, bool), "shape \\(4,\\)"),
         (np.zeros(4), np.ones(4, int), "boolean mask"),
         (np.zeros(4), np.zeros(4, bool), "no point"),
-        (np.random.default_rng(0).normal(size=2**11), np.ones(2**11, bool), "at most 10 bits"),
+        (np.random.default_rng(0).normal(size=2**17), np.ones(2**17, bool), "at most 16 bits"),
+        (np.random.default_rng(0).normal(size=2**15), _half(15), "at most 8192 points"),
     ],
 )
 def test_bad_input_is_refused(values, seen, match):
@@ -144,3 +154,112 @@ def test_bits_nothing_depends_on_are_left_out():
     )
     # Nothing relevant: a constant seen somewhere is its own interpolator.
     np.testing.assert_allclose(min_degree_interpolator(np.full(8, 2.0), np.ones(8, bool)), 2.0)
+
+
+@pytest.mark.parametrize("side", ["few seen", "few unseen"])
+def test_both_routes_match_the_slow_reference(side):
+    """Solving for the coefficients (few seen points) and for the unseen values (few unseen
+    points) both give the slow null-space reference's MDI, on 40 seeded cases each."""
+    rng = np.random.default_rng(0 if side == "few seen" else 1)
+    for _ in range(40):
+        d = int(rng.integers(1, 9))
+        fraction = rng.uniform(0.05, 0.45) if side == "few seen" else rng.uniform(0.55, 0.95)
+        seen = rng.random(2**d) < fraction
+        seen[rng.integers(2**d)] = True
+        if (side == "few seen") != (seen.sum() <= (~seen).sum()):
+            seen = ~seen if (~seen).any() else seen
+        values = rng.normal(size=2**d)
+        g = interpolation._exact(values, seen, d)
+        np.testing.assert_allclose(g[seen], values[seen], atol=1e-9)
+        np.testing.assert_allclose(g, _slow_mdi(values, seen), atol=1e-7)
+
+
+def test_parity_of_13_bits_on_the_ball_of_radius_4():
+    x = boolean_cube(13)
+    h = (x == -1).sum(axis=1)
+    g = min_degree_interpolator(np.prod(x, axis=1).astype(float), h <= 4)
+    expected = np.array([sum(comb(int(n), j) * (-2) ** j for j in range(5)) for n in h])
+    np.testing.assert_allclose(g, expected, atol=1e-6)  # values up to about 1.2e4
+
+
+def test_closed_forms_with_eleven_relevant_bits():
+    """A degree-9 monomial on bits the domain ignores is its own MDI, so the two-bit product
+    and the frozen-bit example keep their closed forms, now on 11 relevant bits."""
+    x = boolean_cube(11).astype(float)
+    rest = np.prod(x[:, 2:], axis=1)
+    seen = (x[:, 0] == 1) | (x[:, 1] == 1)
+    g = min_degree_interpolator(x[:, 0] * x[:, 1] + rest, seen)
+    np.testing.assert_allclose(g, x[:, 0] + x[:, 1] - 1 + rest, atol=1e-8)
+    rest = np.prod(x[:, 6:], axis=1)
+    f = x[:, 0] * x[:, 1] * x[:, 2] + x[:, 0] * x[:, 3] * x[:, 4] * x[:, 5] + rest
+    g = min_degree_interpolator(f, x[:, 0] == 1)
+    np.testing.assert_allclose(g, x[:, 1] * x[:, 2] + x[:, 3] * x[:, 4] * x[:, 5] + rest, atol=1e-8)
+
+
+def _values(expansion, d):
+    x = boolean_cube(d).astype(float)
+    return sum(c * np.prod(x[:, list(bits)], axis=1) for bits, c in expansion.items())
+
+
+def test_the_expansion_form_matches_the_cube_form():
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        d = int(rng.integers(3, 9))
+        domain = tuple(int(b) for b in rng.permutation(d)[: int(rng.integers(1, 4))])
+        small = rng.random(2 ** len(domain)) < 0.6
+        small[rng.integers(small.size)] = True
+        expansion = {}
+        for _ in range(int(rng.integers(1, 6))):
+            bits = tuple(int(b) for b in rng.permutation(d)[: int(rng.integers(0, 5))])
+            expansion[bits] = float(rng.normal())
+        rows = np.arange(2**d)
+        seen = small[sum(((rows >> b) & 1) << i for i, b in enumerate(domain))]
+        dense = fourier_coefficients(min_degree_interpolator(_values(expansion, d), seen))
+        got = min_degree_expansion(expansion, d, domain, small)
+        expected = {bits_of(s): dense[s] for s in range(2**d) if abs(dense[s]) > 1e-9}
+        assert set(got) == set(expected)
+        for bits, c in expected.items():
+            assert got[bits] == pytest.approx(c, abs=1e-8)
+
+
+def test_cyclic3dim15_and_2parity_at_40_bits():
+    """cyclic3dim15 on {x0 = 1 or x1 = 1 or x2 = 1}: only x0x1x2 lies in the domain's bits and
+    is replaced by its MDI there, the degree-2 interpolant 1 - x0 - x1 - x2 + x0x1 + x0x2 + x1x2
+    (7 at (-1, -1, -1); the full 15-bit cube solve agrees); every other monomial has a bit the
+    domain ignores and is its own MDI."""
+    cyclic = {tuple(sorted({i, (i + 1) % 15, (i + 2) % 15})): 1.0 for i in range(15)}
+    seen = np.arange(8) != 7
+    expected = {k: 1.0 for k in cyclic if k != (0, 1, 2)}
+    expected.update({(): 1.0, (0,): -1.0, (1,): -1.0, (2,): -1.0})
+    expected.update({(0, 1): 1.0, (0, 2): 1.0, (1, 2): 1.0})
+    got = min_degree_expansion(cyclic, 15, (0, 1, 2), seen)
+    assert set(got) == set(expected)
+    assert all(got[k] == pytest.approx(v, abs=1e-9) for k, v in expected.items())
+    got = min_degree_expansion({(0, 1): 1.0}, 40, (0, 1), np.array([True, True, True, False]))
+    assert got == pytest.approx({(0,): 1.0, (1,): 1.0, (): -1.0}, abs=1e-9)
+    assert set(got) == {(0,), (1,), ()}
+    # Far-away bits and the domain's order: x30 x39 on {x39 = 1 or x30 = 1}, bits given 39, 30.
+    got = min_degree_expansion({(30, 39): 2.0}, 40, (39, 30), np.array([True, True, True, False]))
+    assert got == pytest.approx({(30,): 2.0, (39,): 2.0, (): -2.0}, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "args,match",
+    [
+        (({(0, 1): 1.0}, 63, (0,), np.ones(2, bool)), "num_bits must be in"),
+        (({(0, 1): 1.0}, 2.0, (0,), np.ones(2, bool)), "num_bits must be an integer"),
+        (({(0, 5): 1.0}, 4, (0,), np.ones(2, bool)), "every bit must be an integer in"),
+        (({(0, 0): 1.0}, 4, (0,), np.ones(2, bool)), "repeats a bit"),
+        (({(0,): 1.0}, 4, (1, 1), np.ones(4, bool)), "domain_bits .* repeats a bit"),
+        (({(0,): 1.0}, 4, (4,), np.ones(2, bool)), "domain_bits .* in \\[0, 4\\)"),
+        (({(0,): 1.0}, 4, (0, 1), np.ones(2, bool)), "shape \\(4,\\)"),
+        (({(0,): 1.0}, 4, (0,), np.ones(2, int)), "boolean mask"),
+        (({(0,): 1.0}, 4, (0,), np.zeros(2, bool)), "no point"),
+        (([((0,), 1.0)], 4, (0,), np.ones(2, bool)), "must be a dict"),
+        (({(0,): np.inf}, 4, (0,), np.ones(2, bool)), "not finite"),
+        (({tuple(range(1, 18)): 1.0}, 40, (0,), np.ones(2, bool)), "solved on 18 bits"),
+    ],
+)
+def test_bad_expansion_input_is_refused(args, match):
+    with pytest.raises(ValueError, match=match):
+        min_degree_expansion(*args)
