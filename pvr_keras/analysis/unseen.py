@@ -7,7 +7,9 @@ a Hamming ball with the parity, majority, min or max of every bit) the MDI is sy
 Krawtchouk polynomial (the sum of the degree-k characters) and W^k(g) = c_k^2 C(d, k). The
 lexicographic minimisation then runs over d + 1 numbers, degree by degree from the top, on
 the seen weights with each weight counted C(d, w) times: exact for any d the cube allows
-(``symmetric_mdi``). Any other task goes through ``interpolation.min_degree_interpolator``.
+(``symmetric_mdi``). A target written as a polynomial goes monomial by monomial
+(``interpolation.min_degree_expansion``: each on the bits of the monomial and the domain), and
+any other through ``interpolation.min_degree_interpolator``.
 
     >>> from pvr_keras.tasks import FunctionTask
     >>> task = FunctionTask(num_bits=6, target="parity:all", domain="ball:2")
@@ -79,6 +81,27 @@ def _symmetric(task):
             and sorted(function.subset) == list(range(task.num_bits)))  # fmt: skip
 
 
+def _expansion(task):
+    """The target's Fourier expansion when it is written as one (None otherwise)."""
+    function = getattr(task, "function", task)
+    if getattr(function, "aggregation", None) is not None or not hasattr(function, "terms"):
+        return None
+    out = {}
+    for bits, c in function.terms:
+        key = tuple(sorted(bits))
+        out[key] = out.get(key, 0.0) + c
+    return out
+
+
+def expansion_values(expansion, num_bits):
+    """A Fourier expansion {bits: coefficient} on the whole cube in row order: (2**d,)."""
+    x = boolean.boolean_cube(num_bits).astype(np.float64)
+    out = np.zeros(len(x))
+    for bits, c in expansion.items():
+        out += c * (x[:, list(bits)].prod(axis=1) if bits else 1.0)
+    return out
+
+
 def seen_mask(task):
     """bool (2**d,): the task's seen rows of the cube (every row for the domain ``all``)."""
     return Domain.parse(getattr(task, "domain", "all")).mask(task.num_bits)
@@ -87,6 +110,14 @@ def seen_mask(task):
 def task_mdi(task):
     """The task's target's min-degree interpolator on its seen domain, on the whole cube in
     row order: float64 (2**d,)."""
+    expansion = _expansion(task)
+    domain = Domain.parse(getattr(task, "domain", "all"))
+    if expansion is not None and domain.kind != "ball":  # monomial by monomial, any d
+        bits = domain.depends_on(task.num_bits)
+        mdi = interpolation.min_degree_expansion(
+            expansion, task.num_bits, bits, domain.seen_patterns(task.num_bits)
+        )
+        return expansion_values(mdi, task.num_bits)
     values = boolean.target_values(task)
     seen = seen_mask(task)
     if _symmetric(task):
@@ -100,4 +131,4 @@ def task_mdi(task):
     return interpolation.min_degree_interpolator(values, seen)
 
 
-__all__ = ["krawtchouk", "seen_mask", "symmetric_mdi", "task_mdi"]
+__all__ = ["expansion_values", "krawtchouk", "seen_mask", "symmetric_mdi", "task_mdi"]

@@ -76,3 +76,14 @@ def test_tracker_measures_on_the_unseen_points():
     assert same["leak"] is None
     plain = fourier_tracking.measures(learned, target, (0,), [3])
     assert "leak" not in plain
+
+
+def test_polynomial_targets_go_monomial_by_monomial():
+    small = FunctionTask(num_bits=9, target="cyclic:3", domain="any_of:0,1,2")
+    expected = min_degree_interpolator(boolean.target_values(small), seen_mask(small))
+    np.testing.assert_allclose(task_mdi(small), expected, atol=1e-9)
+    # threesym at their d = 15: on x0x1x2 = 1, x0x1 = x2, x1x2 = x0 and x0x2 = x1
+    task = FunctionTask(num_bits=15, target="x0x1-1.25x1x2+1.5x0x2", domain="parity:0,1,2")
+    x = boolean.boolean_cube(15).astype(np.float64)
+    np.testing.assert_allclose(task_mdi(task), x[:, 2] - 1.25 * x[:, 0] + 1.5 * x[:, 1],
+                               atol=1e-9)  # fmt: skip
