@@ -40,8 +40,9 @@ def next_state(state, loss, num_bits):
         state["stopped"] = True
         return state
     state["radius"] = state["radius"] + state["leap"]
-    state["stages"].append({"radius": state["radius"], "first_epoch": state["epochs"],
-                            "first_step": state["total_steps"], "epochs": 0, "steps": 0})  # fmt: skip
+    stage = {"radius": state["radius"], "first_epoch": state["epochs"],
+             "first_step": state["total_steps"], "epochs": 0, "steps": 0}  # fmt: skip
+    state["stages"].append(stage)
     return state
 
 

@@ -117,7 +117,8 @@ def test_the_stages_are_recorded_with_the_examples_each_trains_on(uninterrupted)
         assert stage["first_step"] == total
         total += stage["steps"]
     assert state["total_steps"] == total
-    assert record["epochs_completed"] == state["epochs"] == sum(s["epochs"] for s in state["stages"])
+    epochs = sum(s["epochs"] for s in state["stages"])
+    assert record["epochs_completed"] == state["epochs"] == epochs
 
 
 def test_a_run_crashed_mid_stage_resumes_bit_for_bit(uninterrupted, tmp_path):
