@@ -25,7 +25,10 @@ records; models and checkpoints are left behind. Studies:
 - ``boolean``: every boolean_holdout setting in ``RESULTS/boolean`` (Abbe et al. 2022): its
   lines of ``results.jsonl``, ``sweeps/NAME.json``, ``config_NAME.json`` and the recipe's
   ``NAME.{json,csv,png}`` (per bit and seed: influence, errors, learned coefficients; the
-  per-epoch ``fourier.json`` of each run stays behind).
+  per-epoch ``fourier.json`` of each run stays behind);
+- ``gotu``: every recipes/gotu.py task folder ``RESULTS/<task>`` with its ``gotu.json``
+  (tools/gotu_study.sh: RESULTS is runs/gotu_medium), into ``gotu/<task>``: its lines of
+  ``results.jsonl``, ``sweeps/gotu.json``, ``gotu.{json,csv,png}`` and ``config_gotu.json``.
 
 A study not run yet (or with no finished run) is skipped with a note. Exporting again adds
 what is new and keeps what is committed: a study folder keeps its manifest, a run already in
@@ -233,6 +236,34 @@ def _boolean_study(results, dest, log):
     log(f"boolean: {written} -> {dest}")
 
 
+GOTU_FILES = ("gotu.json", "gotu.csv", "gotu.png", "config_gotu.json")
+
+
+def _gotu_study(results, dest, log):
+    """Every recipes/gotu.py task folder of ``RESULTS`` (``RESULTS/<task>``) that has its
+    summary: its lines of ``results.jsonl``, ``sweeps/gotu.json`` and ``gotu.*``."""
+    from pvr_keras.sweeps import ResultsDir
+
+    folders = sorted(p.parent for p in results.glob("*/gotu.json"))
+    for folder in folders:
+        committed = dest / folder.name
+        source = ResultsDir(folder)
+        ids = [r["run_dir"].rpartition("/")[2]
+               for r in json.loads((folder / "gotu.json").read_text())["runs"]]  # fmt: skip
+        lines = _with_committed([r for r in source.read()[0] if r["id"] in ids], None,
+                                committed, f"gotu/{folder.name}", log)  # fmt: skip
+        with _swapped_in(committed) as building:
+            target = _start(building, committed)
+            for line in lines:
+                target.append(line)
+            for name, definition in source.read_sweeps().items():
+                target.write_sweep(name, definition)
+            for file in GOTU_FILES:
+                if (folder / file).is_file():
+                    _copy(folder / file, building / file, results, folder, committed / file)
+        log(f"gotu/{folder.name}: {len(lines)} runs -> {committed}")
+
+
 def export(results, dest, log=print):
     results, dest = pathlib.Path(results), pathlib.Path(dest)
     token = results / "token"
@@ -279,6 +310,7 @@ def export(results, dest, log=print):
                     _copy(noise / file, target / file, results, committed=committed / file)
         log(f"noise_sensitivity: {sorted(p.name for p in committed.iterdir())}")
     _boolean_study(results, dest / "boolean", log)
+    _gotu_study(results, dest / "gotu", log)
 
 
 def _image_study(results, study, dest, log):
