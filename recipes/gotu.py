@@ -390,6 +390,7 @@ def main(argv=None):
     labelled = [(label, run) for label, run in _labels(chosen, runs, parsed)]
     full = {run.run_id: _record(out, run) for _, run in labelled}
     result = analyse(labelled, out, full)
+    result["task"] = dataclasses.asdict(runs[0].task)  # the first variant's (lengthgen: k6)
     result["config"] = {"task": own.task, "run": parsed.run.to_dict(),
                         "recipe": cli.to_dict(own), "variants": list(chosen)}  # fmt: skip
     files.write_text(out / "gotu.json", json.dumps(result, indent=1) + "\n")

@@ -679,6 +679,38 @@ def boolean(r):
     return ours, time
 
 
+GOTU_TASKS = ("2parity", "threesym", "rfexample", "cyclic3dim15", "lr", "lengthgen",
+              "full16parity")  # fmt: skip
+
+
+def _gotu(r):
+    """The committed gotu tasks: ``{task: gotu.json}`` in the study's order."""
+    root = r["boolean"].path.parent / "gotu"
+    return {t: json.loads((root / t / "gotu.json").read_text()) for t in GOTU_TASKS
+            if (root / t / "gotu.json").is_file()}  # fmt: skip
+
+
+def gotu(r):
+    found = _gotu(r)
+    parts = []
+    for task, g in found.items():
+        seeds = sorted({v["seeds"] for v in g["variants"]})
+        if task == "full16parity":
+            cells = ", ".join(f"{v['variant']} {v['steps_mean']:.0f}" for v in g["variants"]
+                              if v["steps_mean"] is not None)  # fmt: skip
+            parts.append(f"{task} (steps to loss < 1e-3, {span(seeds, str)} seed): {cells}")
+            continue
+        cells = ", ".join(f"{v['variant']} {dec(v['leak_mean'])}" for v in g["variants"]
+                          if v["leak_mean"] is not None)  # fmt: skip
+        parts.append(f"{task} ({span(seeds, str)} seed{'s' * (max(seeds) > 1)}): {cells}")
+    ours = ("leak alpha on the unseen points (1: the MDI, 0: the truth), per model: "
+            + "; ".join(parts)) if parts else "running"  # fmt: skip
+    runs = sum(len(g["runs"]) for g in found.values())
+    time = (f"`gotu` study ([docs/results]({DOCS}#gotu-generalization-on-the-unseen-abbe-et-al-"
+            f"2023)); `bash tools/gotu_study.sh` ({runs} runs so far; resumable)")  # fmt: skip
+    return ours, time
+
+
 # (figure, the paper's claim, ours and time, our setting, verdict); verdict may be a function
 # of the records (its counts), and a row's function may return its own verdict.
 ROWS = [
@@ -746,6 +778,14 @@ ROWS = [
      "partly (f3's trend for the MLP, its value bits, within 0.02-0.05 of f with the bit "
      "frozen; not its pointer bits; the Transformer's 3 bits of 1 seed are no trend; parity "
      "inconclusive: the MLP fits its training half less well than f3's)"),
+    ("Follow-up (Abbe et al. 2023): generalization on the unseen",
+     "trained on a seen domain, networks (random features, MLP, Transformer) learn close to "
+     "the min-degree interpolator on the unseen part; mean-field nets and large learning rates "
+     "leak; the Degree-Curriculum needs fewer steps for parity", gotu,
+     "their tasks, models and settings per model (tools/gotu_study.sh); seed 1 first, then 2-3 "
+     "(theirs: 10); the Transformer at width 1/8 (dim 32); Keras's Adam without their coupled "
+     "weight decay",
+     "running (seed 1 of the first tasks; no verdict until 3 seeds)"),
 ]  # fmt: skip
 
 

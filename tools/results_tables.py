@@ -265,12 +265,40 @@ def boolean(study):
     return text or None
 
 
+def gotu(study):
+    """Per recipes/gotu.py task (``gotu/<task>/gotu.json``): one row per variant, the leak
+    towards the min-degree interpolator (mean and range over seeds), the unseen MSE, the
+    steps (the Degree-Curriculum's study) and the seeds."""
+    text = ""
+    for path in sorted(study.glob("*/gotu.json")):
+        found = json.loads(path.read_text())
+        lines = _records(path.parent)  # the task of its first run (older summaries lack it)
+        run = found.get("task") or (lines[0] if lines else found["config"]["run"])
+        steps = any(v["steps_mean"] is not None for v in found["variants"])
+        rows = []
+        for v in found["variants"]:
+            leak = ("-" if v["leak_mean"] is None else
+                    f"{_f(v['leak_mean'])} ({_f(v['leak_min'])}-{_f(v['leak_max'])})")  # fmt: skip
+            row = [v["variant"], leak, "-" if v["unseen_mse_mean"] is None else
+                   _f(v["unseen_mse_mean"], 3)]  # fmt: skip
+            if steps:
+                reached = [r["reached_eps"] for r in found["runs"] if r["variant"] == v["variant"]]
+                row.append(f"{v['steps_mean']:.0f} ({sum(map(bool, reached))}/{len(reached)} "
+                           f"reached)")  # fmt: skip
+            rows.append([*row, v["seeds"]])
+        text += (f"{'' if not text else chr(10)}{path.parent.name}: f = {run.get('target')} "
+                 f"on {run.get('domain')}, d = {run.get('num_bits')}\n\n")  # fmt: skip
+        header = ["variant", "leak alpha (range)", "unseen MSE"]
+        text += _table([*header, *(["steps to loss < eps"] if steps else []), "seeds"], rows)
+    return text or None
+
+
 STUDIES = {"holdout": holdout, "thresholds": thresholds, "figure7": figure7,
            "fast_slow": fast_slow, "fast_slow_main": fast_slow, "holdout_paper": holdout,
            "figure11": thresholds,
            "fast_slow_paper": fast_slow, "aggregations_quick": quick_sweep,
            "pointer_quick": quick_sweep, "benchmark": benchmark,
-           "boolean": boolean}  # fmt: skip
+           "boolean": boolean, "gotu": gotu}  # fmt: skip
 
 
 def tables(results):
