@@ -62,7 +62,8 @@ def test_the_leak_and_unseen_errors_are_those_of_the_saved_models(trained):
     mine = [r["leak"] for r in result["runs"] if r["variant"] == "mlp"]
     row = next(v for v in result["variants"] if v["variant"] == "mlp")
     assert row["leak_mean"] == pytest.approx(np.mean(mine)) and row["seeds"] == 2
-    assert result["task"] == {"num_bits": 8, "target": "x0x1", "domain": "any_of:0,1", "draw": "all"}
+    task = {"num_bits": 8, "target": "x0x1", "domain": "any_of:0,1", "draw": "all"}
+    assert result["task"] == task
     tracking = result["tracking"]
     by_name = dict(zip(tracking["monomials"], tracking["mdi"], strict=True))
     assert by_name["x0"] == pytest.approx(1) and by_name["1"] == pytest.approx(-1)
