@@ -22,6 +22,8 @@ ORDER_SALT = 0xDC  # the epoch orders' seed stream, apart from any other use of 
 def first_radius(weights, leap):
     """r = leap, raised by leap while no example has weight <= r."""
     weights = np.asarray(weights)
+    if isinstance(leap, bool) or not isinstance(leap, int | np.integer) or leap < 1:
+        raise ValueError(f"the curriculum's leap must be an integer >= 1; received {leap!r}")
     if not weights.size:
         raise ValueError("the curriculum needs at least one training example")
     r = leap

@@ -61,6 +61,9 @@ def test_the_first_radius_skips_empty_balls():
     assert curriculum.first_radius([0, 9], 4) == 4
     with pytest.raises(ValueError, match="at least one"):
         curriculum.first_radius([], 1)
+    for leap in (0, -2, 1.5):
+        with pytest.raises(ValueError, match="leap must be an integer >= 1"):
+            curriculum.first_radius([5, 7], leap)
 
 
 def test_each_epoch_trains_on_the_ball_in_its_own_order():
