@@ -361,8 +361,8 @@ def _figure(result, own, path, title):
     steps = own.task in STEPS_TASKS
     key = "steps" if steps else "leak"
     metric = {
-        "name": "steps until the training loss < 1e-3" if steps else
-                "leak alpha on the unseen points (1: the MDI, 0: the truth)",
+        "name": "steps until the training loss < eps" if steps else
+                "leak on the unseen (1: the MDI, 0: the truth)",
         "variants": [v["variant"] for v in result["variants"]],
         "values": [[r[key] for r in result["runs"] if r["variant"] == v["variant"]]
                    for v in result["variants"]],
