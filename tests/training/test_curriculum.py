@@ -130,15 +130,18 @@ def _data():
                       train_eval_examples=64, validation_examples=32)  # fmt: skip
 
 
-def _train(out, batches, *fit_callbacks, recipe=RECIPE):
-    def build():
-        x = keras.Input((TASK.num_bits,))
-        h = keras.layers.Dense(8, activation="relu")(Tap(batches, name="tap")(x))
-        return WithCallbacks(x, keras.layers.Dense(1)(h), extra_callbacks=fit_callbacks)
+def _model(batches, *fit_callbacks):
+    """A small MLP on the bits, its training batches logged into ``batches``."""
+    x = keras.Input((TASK.num_bits,))
+    h = keras.layers.Dense(8, activation="relu")(Tap(batches, name="tap")(x))
+    return WithCallbacks(x, keras.layers.Dense(1)(h), extra_callbacks=fit_callbacks)
 
+
+def _train(out, batches, *fit_callbacks, recipe=RECIPE):
     return training.train(
-        build, _data(), recipe, out, config={"test": "curriculum"}, seed=SEED, verbose=0,
-        keep_checkpoint=True, callbacks=[EpochMarks(batches)], extra={"kind": "gotu"},
+        lambda: _model(batches, *fit_callbacks), _data(), recipe, out,
+        config={"test": "curriculum"}, seed=SEED, verbose=0, keep_checkpoint=True,
+        callbacks=[EpochMarks(batches)], extra={"kind": "gotu"},
     )  # fmt: skip
 
 
@@ -196,16 +199,55 @@ def test_the_record_holds_the_stages(uninterrupted):
     assert state["total_steps"] == stages[-1]["end_step"]
 
 
-def test_a_stage_below_eps_at_r_at_least_d_stops_training(tmp_path):
-    """eps above every loss: each epoch passes, r = 1, 3, 5, 7 >= d, and there it stops."""
-    recipe = dataclasses.replace(RECIPE, curriculum_leap=2, curriculum_eps=1e6, epochs=8)
-    batches = Batches()
-    record = _train(tmp_path / "run", batches, recipe=recipe)
+class Session(keras.callbacks.Callback):
+    """What a run's callback sees of the training session; stops it after ``stop_after``
+    epochs, as ``EarlyStopping`` would."""
+
+    def __init__(self, stop_after=None):
+        super().__init__()
+        self.calls, self.stop_after = [], stop_after
+
+    def on_train_begin(self, logs=None):
+        self.calls.append(("begin", self.params["epochs"]))
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.calls.append(("epoch", epoch))
+        if epoch + 1 == self.stop_after:
+            self.model.stop_training = True
+
+    def on_train_end(self, logs=None):
+        self.calls.append(("end", self.params["epochs"]))
+
+
+@pytest.mark.parametrize("leap, radii", [(2, [2, 4, 6, 8]), (7, [7])])  # 7 = d: normal training
+def test_a_stage_below_eps_at_r_at_least_d_stops_training(tmp_path, leap, radii):
+    """eps above every loss: each epoch passes, r = l, 2l, ... up to >= d, and there it
+    stops. The run's callbacks see one session of the budget's epochs."""
+    recipe = dataclasses.replace(RECIPE, curriculum_leap=leap, curriculum_eps=1e6, epochs=8)
+    batches, session = Batches(), Session()
+    record = training.train(
+        lambda: _model(batches), _data(), recipe, tmp_path / "run", seed=SEED, verbose=0,
+        callbacks=[EpochMarks(batches), session],
+    )  # fmt: skip
     state = record["curriculum"]
-    assert [s["radius"] for s in state["stages"]] == [2, 4, 6, 8]
+    assert [s["radius"] for s in state["stages"]] == radii
     assert state["stopped"] and record["status"] == "complete"
-    assert record["epochs_completed"] == state["epochs"] == 4 == len(batches.epochs)
+    epochs = len(radii)
+    assert record["epochs_completed"] == state["epochs"] == epochs == len(batches.epochs)
     assert len(np.concatenate(batches.epochs[-1])) == N  # the last: every example
+    assert session.calls == [("begin", 8), *(("epoch", e) for e in range(epochs)), ("end", 8)]
+
+
+def test_a_callback_that_stops_training_stops_it(tmp_path):
+    recipe = dataclasses.replace(RECIPE, curriculum_eps=1e-9, epochs=6)
+    batches, session = Batches(), Session(stop_after=2)
+    record = training.train(
+        lambda: _model(batches), _data(), recipe, tmp_path / "run", seed=SEED, verbose=0,
+        callbacks=[EpochMarks(batches), session],
+    )  # fmt: skip
+    assert record["epochs_completed"] == 2 == record["curriculum"]["epochs"]
+    assert not record["curriculum"]["stopped"] and record["status"] == "complete"
+    assert session.calls[-1] == ("end", 6)
 
 
 def test_a_run_interrupted_mid_stage_resumes_to_the_same_bits(uninterrupted, tmp_path):
