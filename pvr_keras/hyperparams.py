@@ -11,7 +11,7 @@ makes the optimizer.
 import dataclasses
 import math
 
-from pvr_keras.checks import check_choice, check_count, check_number
+from pvr_keras.checks import MAX_COUNT, check_choice, check_count, check_number, is_integer
 from pvr_keras.fields import field
 
 # Appendix A's sweep: SGD (with momentum), Adam, Adagrad, LAMB.
@@ -26,8 +26,17 @@ class TrainRecipe:
     """How to train: optimizer, learning rate and its schedule, batch size and length.
 
     The paper's token recipe is ``TOKEN``, its visual recipe ``VISUAL`` (Appendix A).
-    ``curriculum_leap`` > 0 trains by the Degree-Curriculum of Abbe et al. 2023
-    (``training.curriculum``; kinds of bits): ``epochs`` is then the most it trains.
+    ``curriculum_leap`` l > 0 trains by the Degree-Curriculum of Abbe, Bengio, Lotfi, Rizk
+    2023 (``training.curriculum``; kinds whose inputs are bits, one device): each epoch on the
+    training examples with at most r bits -1, r from l (raised by l while no example has so
+    few) up by l each time an epoch's mean training loss is below ``curriculum_eps``; once
+    r >= d (the number of bits) such an epoch ends training. ``epochs`` is then the most it
+    trains (``min_steps`` does not apply), and the schedule must be constant without warm-up
+    (its epochs have as many steps as their stage's examples). l = d is their "normal
+    training": every example, stopped when the loss is below ``curriculum_eps``. 0 (the
+    default): off, every example for ``epochs`` epochs; ``curriculum_eps`` is then unused.
+    The run record's ``curriculum`` holds the stages (radius, first and last epoch and step)
+    and the steps trained in all.
     ``failed_below``: a run whose final training accuracy is below it counts as failed (the
     paper ignores runs below 20%; we record them as failed instead).
     """
@@ -69,8 +78,15 @@ class TrainRecipe:
         check_choice("dtype_policy", self.dtype_policy, DTYPE_POLICIES)
         check_choice("schedule", self.schedule, SCHEDULES)
         for name, least in (("batch_size", 1), ("epochs", 1), ("warmup_epochs", 0),
-                            ("min_steps", 0), ("curriculum_leap", 0)):  # fmt: skip
+                            ("min_steps", 0)):  # fmt: skip
             object.__setattr__(self, name, check_count(name, getattr(self, name), least))
+        leap = self.curriculum_leap
+        if not is_integer(leap) or leap < 0 or leap > MAX_COUNT:
+            raise ValueError(
+                f"curriculum_leap must be 0 (off: normal training) or the Degree-Curriculum's "
+                f"leap, an integer >= 1; received {leap!r}"
+            )
+        object.__setattr__(self, "curriculum_leap", int(leap))
         check_number("learning_rate", self.learning_rate, 0, above=True)
         if isinstance(self.learning_rate, int):  # 1 and 1.0 are one configuration: one id
             object.__setattr__(self, "learning_rate", float(self.learning_rate))
@@ -78,12 +94,24 @@ class TrainRecipe:
         check_number("weight_decay", self.weight_decay, 0)
         check_number("failed_below", self.failed_below, 0, maximum=1)
         check_number("curriculum_eps", self.curriculum_eps, 0, above=True)
+        if isinstance(self.curriculum_eps, int):  # 1 and 1.0: one configuration, one id
+            object.__setattr__(self, "curriculum_eps", float(self.curriculum_eps))
+        if self.curriculum_leap and (self.schedule != "constant" or self.warmup_epochs):
+            raise ValueError(
+                f"the Degree-Curriculum (curriculum_leap={self.curriculum_leap}) trains epochs "
+                f"of as many steps as their stage's examples: give it schedule='constant' and "
+                f"warmup_epochs=0; received schedule={self.schedule!r}, "
+                f"warmup_epochs={self.warmup_epochs}"
+            )
 
     def steps_per_epoch(self, num_examples):
         return math.ceil(num_examples / self.batch_size)
 
     def num_epochs(self, num_examples):
-        """Epochs to run: ``epochs``, or more so that at least ``min_steps`` iterations run."""
+        """Epochs to run: ``epochs``, or more so that at least ``min_steps`` iterations run
+        (with the Degree-Curriculum: ``epochs``, the most it runs)."""
+        if self.curriculum_leap:
+            return self.epochs
         return max(self.epochs, math.ceil(self.min_steps / self.steps_per_epoch(num_examples)))
 
 

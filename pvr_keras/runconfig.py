@@ -182,6 +182,12 @@ class Run:
         if any(type(getattr(data, n)) is not int for n in checked):  # NumPy ints: as int
             data = dataclasses.replace(data, **checked)
             object.__setattr__(self, "data", data)
+        if self.train.curriculum_leap and spec.models != "bits":
+            raise ValueError(
+                f"the Degree-Curriculum (curriculum_leap={self.train.curriculum_leap}) orders "
+                f"examples by their number of -1 bits: it trains kinds whose inputs are bits "
+                f"(boolean, gotu); the {spec.name} kind's inputs are {spec.models} inputs"
+            )
         holdout = spec.check(self.task, data.holdout)
         if holdout is not data.holdout:
             object.__setattr__(self, "data", dataclasses.replace(data, holdout=holdout))

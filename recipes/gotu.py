@@ -305,7 +305,7 @@ def analyse(labelled, out, records):
             "degree_profile": last.get("degree_profile"),
             "coefficients": last.get("coefficients"),
             "steps": curriculum.get("total_steps", record.get("steps_completed")),
-            "reached_eps": curriculum.get("reached_eps"),
+            "reached_eps": curriculum.get("stopped"),  # the loss went below eps at r >= d
             "stages": curriculum.get("stages"),
         })  # fmt: skip
     first = next((fourier_tracking.read(pathlib.Path(out) / r["run_dir"]) for r in per_run), None)

@@ -55,6 +55,15 @@ BACKEND_FREE = (
     "tests/models/test_mixer.py::test_parameter_count_matches_paper",
     "tests/models/test_transformer.py::test_parameter_count_matches_paper",
     "tests/models/test_gotu_models.py::test_parameter_counts_by_hand",
+    # The Degree-Curriculum's rule, orders, settings and refusals (NumPy, configs, tf.data);
+    # the rest of the file trains on both backends.
+    "tests/training/test_curriculum.py::test_the_stage_rule_is_their_rule_epoch_by_epoch",
+    "tests/training/test_curriculum.py::test_each_epoch_is_a_shuffle_of_its_ball_fixed_by_seed_and_epoch",
+    "tests/training/test_curriculum.py::test_finish_drops_a_last_stage_that_never_trained",
+    "tests/training/test_curriculum.py::test_bad_settings_are_refused",
+    "tests/training/test_curriculum.py::test_off_by_default_and_in_the_identity_only_when_set",
+    "tests/training/test_curriculum.py::test_kinds_of_other_inputs_are_refused_by_name",
+    "tests/training/test_curriculum.py::test_several_devices_are_refused",
 )
 # Inside the folders and files above, but running a Keras model (files or single tests).
 BACKEND_DEPENDENT = (
@@ -87,6 +96,8 @@ ANY_BACKEND = (
     "tests/test_untrusted_code.py",
     # The JAX twins against the split manifest: JAX whatever Keras's backend, so once.
     "tests/test_benchmark_manifest_jax.py",
+    # train() refuses streams that are not bits before it makes a folder.
+    "tests/training/test_curriculum.py::test_non_bit_streams_are_refused_before_training",
     # Killed on TensorFlow, resumed on JAX: its two processes name their backends.
     "tests/training/test_resume.py::test_a_run_killed_on_one_backend_resumes_on_the_other",
 )

@@ -126,7 +126,9 @@ def train(
     Started again with the same arguments after being killed, it continues from the last
     completed epoch (weights, optimizer state, history) and says so in the record
     (``resumed``). A folder whose run already completed is not trained again: its record is
-    returned.
+    returned. With ``recipe.curriculum_leap`` > 0 it trains by the Degree-Curriculum
+    (``training.curriculum``: ``data.arrays`` of bits, one device), its stages in the
+    record's ``curriculum``.
 
     Args:
         build_model: ``() -> keras.Model`` (called after seeding, so the seed fixes the init).
@@ -172,7 +174,7 @@ def train(
         limit=distribution.max_steps_per_execution,
     )  # fmt: skip
     if recipe.curriculum_leap:
-        _check_curriculum(data, distribution)
+        _check_curriculum(data, distribution, (extra or {}).get("kind"))
         per_call = 1  # its epochs have as many steps as their stage's examples
     options = _Options(recipe, config, seed, verbose, keep_checkpoint, title, save_model,
                        list(callbacks or []), dict(extra or {}), per_call)  # fmt: skip
@@ -287,6 +289,8 @@ def _train(run, build_model, distribution):
                 ],
                 verbose=verbose,
             )
+    if recipe.curriculum_leap and "curriculum" in run.record:
+        run.record["curriculum"] = curriculum.finish(run.record["curriculum"])
     final_evals = {}
     with distribution.scope():
         for name, dataset in data.final_evals.items():
@@ -309,18 +313,19 @@ def _train(run, build_model, distribution):
     return _finish(run, final_evals)
 
 
-def _check_curriculum(data, distribution):
+def _check_curriculum(data, distribution, kind=None):
     """The Degree-Curriculum trains on examples of bits (``TrainData.arrays``), on one
     device."""
     if data.arrays is None:
+        what = f"the {kind} kind's inputs are not" if kind else "these streams have no"
         raise ValueError(
-            "the Degree-Curriculum (curriculum_leap > 0) orders examples by their number of -1 "
-            "bits: it needs a kind whose inputs are bits (boolean, gotu), with its arrays"
+            f"the Degree-Curriculum (curriculum_leap > 0) orders examples by their number of -1 "
+            f"bits: it needs a kind whose inputs are bits (boolean, gotu); {what} arrays of bits"
         )
     if distribution.num_replicas > 1:
         raise ValueError(
-            f"the Degree-Curriculum trains on one device; this run has "
-            f"{distribution.num_replicas} replicas (--devices 1)"
+            f"the Degree-Curriculum (curriculum_leap > 0) trains on one device; this run has "
+            f"{distribution.num_replicas} replicas (give it --devices 1)"
         )
 
 
