@@ -98,6 +98,9 @@ ANY_BACKEND = (
     "tests/test_benchmark_manifest_jax.py",
     # train() refuses streams that are not bits before it makes a folder.
     "tests/training/test_curriculum.py::test_non_bit_streams_are_refused_before_training",
+    # recipes/gotu.py's grid, exact measures against its saved models, plot and resume (the
+    # training itself is covered on both backends by test_curriculum and the models' tests).
+    "tests/recipes/test_gotu.py",
     # Killed on TensorFlow, resumed on JAX: its two processes name their backends.
     "tests/training/test_resume.py::test_a_run_killed_on_one_backend_resumes_on_the_other",
 )

@@ -235,9 +235,9 @@ def frozen_bits(mask, num_bits):
 def check_target(task):
     """A ``BooleanTask``, ``BooleanFunction`` or ``FunctionTask`` (what the Boolean generators
     draw), else a ValueError."""
-    from pvr_keras.tasks.functions import FunctionTask
-
-    if not isinstance(task, BooleanTask | BooleanFunction | FunctionTask):
+    # a FunctionTask (tasks.functions) is a BooleanFunction on a seen domain
+    function_task = isinstance(getattr(task, "function", None), BooleanFunction)
+    if not (isinstance(task, BooleanTask | BooleanFunction) or function_task):
         raise ValueError(
             f"task must be a BooleanTask, BooleanFunction or FunctionTask; received "
             f"{type(task).__name__}"
