@@ -23,7 +23,9 @@ from math import comb
 import numpy as np
 
 from pvr_keras.analysis import boolean, interpolation
+from pvr_keras.tasks.boolean import BooleanFunction
 from pvr_keras.tasks.domains import Domain
+from pvr_keras.tasks.functions import expansion_of
 
 SYMMETRIC_TARGETS = ("parity", "majority", "min", "max")
 
@@ -81,18 +83,6 @@ def _symmetric(task):
             and sorted(function.subset) == list(range(task.num_bits)))  # fmt: skip
 
 
-def _expansion(task):
-    """The target's Fourier expansion when it is written as one (None otherwise)."""
-    function = getattr(task, "function", task)
-    if getattr(function, "aggregation", None) is not None or not hasattr(function, "terms"):
-        return None
-    out = {}
-    for bits, c in function.terms:
-        key = tuple(sorted(bits))
-        out[key] = out.get(key, 0.0) + c
-    return out
-
-
 def expansion_values(expansion, num_bits):
     """A Fourier expansion {bits: coefficient} on the whole cube in row order: (2**d,)."""
     x = boolean.boolean_cube(num_bits).astype(np.float64)
@@ -110,7 +100,8 @@ def seen_mask(task):
 def task_mdi(task):
     """The task's target's min-degree interpolator on its seen domain, on the whole cube in
     row order: float64 (2**d,)."""
-    expansion = _expansion(task)
+    function = getattr(task, "function", task)
+    expansion = expansion_of(function) if isinstance(function, BooleanFunction) else None
     domain = Domain.parse(getattr(task, "domain", "all"))
     if expansion is not None and domain.kind != "ball":  # monomial by monomial, any d
         bits = domain.depends_on(task.num_bits)

@@ -28,8 +28,6 @@ is always the whole cube, so its loss counts the unseen part.
 import dataclasses
 import re
 
-import numpy as np
-
 from pvr_keras.checks import check_choice, check_int
 from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import BOOLEAN_AGGREGATIONS
@@ -117,7 +115,8 @@ def expansion_of(function):
         return None
     out = {}
     for bits, c in function.terms:
-        out[tuple(sorted(bits))] = out.get(tuple(sorted(bits)), 0.0) + c
+        key = tuple(sorted(bits))
+        out[key] = out.get(key, 0.0) + c
     return out
 
 
@@ -184,9 +183,4 @@ class FunctionTask:
         return self.function.label(x)
 
 
-def seen_rows(task):
-    """int64 (num_seen,): the seen rows of the cube, ascending (``draw="all"``)."""
-    return np.flatnonzero(task.seen_domain.mask(task.num_bits)).astype(np.int64)
-
-
-__all__ = ["DRAWS", "FunctionTask", "expansion_of", "parse_target", "seen_rows"]
+__all__ = ["DRAWS", "FunctionTask", "expansion_of", "parse_target"]
