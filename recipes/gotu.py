@@ -217,8 +217,9 @@ RECIPE = cli.Recipe(
 
 
 def runs_of(parsed, preset):
-    """One run per (variant, seed): the task's fields, the variant's settings, then the run
-    flags given on the command line (``--epochs 5`` shortens every variant)."""
+    """``[(variant, run)]``, one per (variant, seed): the task's fields, the variant's
+    settings, then the run flags given on the command line (``--epochs 5`` shortens every
+    variant)."""
     from pvr_keras.tasks import FunctionTask
 
     run, own = parsed.run, parsed.own
@@ -235,7 +236,7 @@ def runs_of(parsed, preset):
         else tuple(variants)
     )  # fmt: skip
     given = {k: v for k, v in parsed.given.items() if k in run.flat() and k != "seed"}
-    runs = []
+    labelled = []
     for label in chosen:
         settings = dict(variants[label])
         model, kwargs = MODELS[settings.pop("model")]
@@ -253,8 +254,8 @@ def runs_of(parsed, preset):
         values.setdefault("test_examples", min(2**task.num_bits, TEST_EXAMPLES))
         values.setdefault("train_eval_examples", min(values.get("num_examples", 8192), 8192))
         base = run.replace(**values)
-        runs.extend(base.replace(seed=s) for s in seeds)
-    return chosen, runs
+        labelled.extend((label, base.replace(seed=s)) for s in seeds)
+    return labelled
 
 
 @functools.lru_cache(maxsize=16)
@@ -268,11 +269,10 @@ def mdi_of(task):
 def train_tracked(run, run_dir, *, every=1):
     """Trains one run with its exact tracker on the cube; the model is saved."""
     from pvr_keras.analysis.fourier_tracking import FourierTracker
-    from pvr_keras.analysis.unseen import seen_mask
     from pvr_keras.training import runs
 
     task = run.task
-    tracker = FourierTracker(task, run_dir, every=every, seen=seen_mask(task), mdi=mdi_of(task))
+    tracker = FourierTracker(task, run_dir, every=every, mdi=mdi_of(task))  # seen: its domain
     return runs.run(run, run_dir, save_model=True, callbacks=[tracker])
 
 
@@ -286,9 +286,10 @@ def analyse(labelled, out, records):
 
     from pvr_keras.analysis import fourier_tracking
 
-    per_run = []
+    per_run, first = [], None  # first: the first run's tracking (its monomials, MDI)
     for label, run in labelled:
         found = fourier_tracking.read(pathlib.Path(out) / "runs" / run.run_id) or {}
+        first = first or found or None
         epochs = found.get("epochs") or {}
         last = epochs[max(epochs, key=int)] if epochs else {}
         record = records.get(run.run_id, {})
@@ -308,7 +309,6 @@ def analyse(labelled, out, records):
             "reached_eps": curriculum.get("stopped"),  # the loss went below eps at r >= d
             "stages": curriculum.get("stages"),
         })  # fmt: skip
-    first = next((fourier_tracking.read(pathlib.Path(out) / r["run_dir"]) for r in per_run), None)
     variants = []
     for label in dict.fromkeys(r["variant"] for r in per_run):
         mine = [r for r in per_run if r["variant"] == label]
@@ -374,7 +374,9 @@ def _figure(result, own, path, title):
 def main(argv=None):
     parsed = RECIPE.parse_all(argv)
     own = parsed.own
-    chosen, runs = cli.check_task(lambda: runs_of(parsed, parsed.preset))
+    labelled = cli.check_task(lambda: runs_of(parsed, parsed.preset))
+    runs = [run for _, run in labelled]
+    chosen = list(dict.fromkeys(label for label, _ in labelled))
     summary = cli.run_sweep(
         parsed, runs, name="gotu", figure=None,
         trainer=functools.partial(train_tracked, every=own.track_every), grows=True,
@@ -387,7 +389,6 @@ def main(argv=None):
     missing = [run.run_id for run in runs if run.run_id not in recorded]
     if missing:
         raise RuntimeError(f"runs not recorded (trained by another worker?): {missing}")
-    labelled = [(label, run) for label, run in _labels(chosen, runs, parsed)]
     full = {run.run_id: _record(out, run) for _, run in labelled}
     result = analyse(labelled, out, full)
     result["task"] = dataclasses.asdict(runs[0].task)  # the first variant's (lengthgen: k6)
@@ -404,12 +405,6 @@ def main(argv=None):
     drawn = _figure(result, own, out / "gotu.png", title)
     _report(result, out, drawn)
     return {"failed": False, **summary}
-
-
-def _labels(chosen, runs, parsed):
-    seeds = len(parsed.axes.get("seed", (parsed.run.seed,)))
-    for i, run in enumerate(runs):
-        yield chosen[i // seeds], run
 
 
 def _record(out, run):

@@ -285,7 +285,7 @@ def fig9(r):
 
 def fig10_mlp2x(r):
     """The quick suite's MLP and MLP 2x (docs/results/benchmark/quick), entry by entry."""
-    root = r["boolean"].path.parent / "benchmark" / "quick"
+    root = r.results / "benchmark" / "quick"
     one, two = (json.loads((root / f"{m}.json").read_text())["entries"] for m in ("mlp", "mlp2x"))
     cells = ", ".join(f"{k} {dec(one[k]['test_accuracy'], 3)} vs {dec(two[k]['test_accuracy'], 3)}"
                       for k in one if k in two)  # fmt: skip
@@ -558,8 +558,11 @@ def _paper_w3(paper3):
     misses = [f"holdout-{x['holdout']} seed {x['seed']} {pct(x['test_accuracy'])}"
               for x in paper3 if x["test_accuracy"] < 0.99]  # fmt: skip
     done = "" if len(paper3) == 6 else f" ({len(paper3)} of 6 runs so far)"
-    return (f"{len(hits)} of {len(paper3)} runs get >= 99% held-out"
-            + (f", {'; '.join(misses)} a miss" if misses else "") + done)
+    return (
+        f"{len(hits)} of {len(paper3)} runs get >= 99% held-out"
+        + (f", {'; '.join(misses)} a miss" if misses else "")
+        + done
+    )
 
 
 def fig14_w2(r):
@@ -703,7 +706,7 @@ GOTU_TASKS = ("2parity", "threesym", "rfexample", "cyclic3dim15", "lr", "lengthg
 
 def _gotu(r):
     """The committed gotu tasks: ``{task: gotu.json}`` in the study's order."""
-    root = r["boolean"].path.parent / "gotu"
+    root = r.results / "gotu"
     return {t: json.loads((root / t / "gotu.json").read_text()) for t in GOTU_TASKS
             if (root / t / "gotu.json").is_file()}  # fmt: skip
 
