@@ -99,11 +99,7 @@ RECIPE = cli.Recipe(
 def runs_of(parsed):
     """One run per (frozen bit, seed): ``--bits`` and ``--seed`` (several values)."""
     run, own = parsed.run, parsed.own
-    seeds = parsed.axes.get("seed", (run.seed,))
-    others = sorted(set(parsed.axes) - {"seed"})
-    if others:
-        raise ValueError(f"the bits and seeds are this study's grid; received several values "
-                         f"of {', '.join(others)}")  # fmt: skip
+    seeds = cli.study_seeds(parsed, "bits")
     from pvr_keras.analysis.boolean import MAX_CUBE_BITS
     from pvr_keras.tasks import frozen_mask
 
@@ -116,8 +112,6 @@ def runs_of(parsed):
     bits = tuple(range(d)) if own.bits is None else own.bits
     if not bits:
         raise ValueError("bits must name at least one bit")
-    if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be distinct; received {list(seeds)}")
     return [
         run.replace(holdout=frozen_mask([b], d), seed=s) for b in _distinct(bits) for s in seeds
     ]

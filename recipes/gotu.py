@@ -223,13 +223,7 @@ def runs_of(parsed, preset):
     from pvr_keras.tasks import FunctionTask
 
     run, own = parsed.run, parsed.own
-    seeds = parsed.axes.get("seed", (run.seed,))
-    others = sorted(set(parsed.axes) - {"seed"})
-    if others:
-        raise ValueError(f"the variants and seeds are this study's grid; received several "
-                         f"values of {', '.join(others)}")  # fmt: skip
-    if len(set(seeds)) != len(seeds):
-        raise ValueError(f"seeds must be distinct; received {list(seeds)}")
+    seeds = cli.study_seeds(parsed, "variants")
     task_fields, variants = TASKS[own.task]
     chosen = own.variants or (
         (("mlp",) if "mlp" in variants else tuple(variants)[:1]) if preset == "quick"

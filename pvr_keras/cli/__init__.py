@@ -46,6 +46,7 @@ from pvr_keras.cli.checks import (
     check_task,
     check_tensorboard,
     flag,
+    study_seeds,
 )
 from pvr_keras.cli.flags import (
     Field,
@@ -95,6 +96,7 @@ __all__ = [
     "check_tensorboard", "dataclass_fields", "defaults_of", "exit_status", "field_of", "flag",
     "format_out", "given_flags", "kind_first", "main", "make_out_folder", "out_field", "parse",
     "parse_flags", "run_fields", "run_sweep", "say_epochs", "start",
-    "sweeps_manifest_compatible", "system_field", "to_dict", "train_one", "trust_given",
+    "study_seeds", "sweeps_manifest_compatible", "system_field", "to_dict", "train_one",
+    "trust_given",
     "write", "write_config",
 ]  # fmt: skip

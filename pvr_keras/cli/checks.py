@@ -67,6 +67,19 @@ def check_finite(values):
             raise ConfigError(f"{flag(name)} needs at least one value")
 
 
+def study_seeds(parsed, what):
+    """The seeds of a study whose grid is ``what`` and the seeds (``--seed 0 1 2``): distinct;
+    any other run field given several values is refused."""
+    seeds = parsed.axes.get("seed", (parsed.run.seed,))
+    others = sorted(set(parsed.axes) - {"seed"})
+    if others:
+        raise ValueError(f"the {what} and seeds are this study's grid; received several values "
+                         f"of {', '.join(others)}")  # fmt: skip
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds must be distinct; received {list(seeds)}")
+    return tuple(seeds)
+
+
 def check_tensorboard(enabled):
     """``--tensorboard`` needs the tensorboard package: a ConfigError naming the extra if not."""
     import importlib.util

@@ -89,6 +89,7 @@ def test_run_again_trains_nothing(recipe, trained, capsys):
         (["--domain", "any_of:0,99"], r"in 0\.\.14"),
         (["--target", "x0x0"], "each bit once"),
         (["--learning-rate", "0.1", "0.2"], "variants and seeds are this study's grid"),
+        (["--seed", "1", "1"], "seeds must be distinct"),
     ],
 )
 def test_bad_input_is_refused_before_any_work(recipe, tmp_path, argv, match, capsys):
