@@ -146,16 +146,5 @@ BOOLEAN = TrainRecipe(
 )
 # Boolean functions on a seen domain (Abbe, Bengio, Lotfi, Rizk 2023, their script's MLP
 # setting): SGD 0.003 without momentum, batch 64, 50 epochs, constant rate, mean squared error.
-GOTU = TrainRecipe(
-    optimizer="sgd",
-    learning_rate=0.003,
-    momentum=0.0,
-    weight_decay=0.0,
-    batch_size=64,
-    epochs=50,
-    warmup_epochs=0,
-    schedule="constant",
-    min_steps=0,
-    failed_below=0.0,
-)
+GOTU = dataclasses.replace(BOOLEAN, optimizer="sgd", learning_rate=0.003, epochs=50)
 RECIPES = {"token": TOKEN, "visual": VISUAL, "boolean": BOOLEAN, "gotu": GOTU}

@@ -8,17 +8,13 @@ unseen error) come from ``analysis.gotu_tracking`` during training.
 """
 
 from pvr_keras.hyperparams import GOTU
+from pvr_keras.kinds.boolean import model_arguments  # the models of bits take d
 from pvr_keras.kinds.spec import TaskKind, register_kind
 from pvr_keras.tasks.domains import Domain, slug
 from pvr_keras.tasks.functions import FunctionTask
 
 # Always in a run's identity, whatever their value.
 IDENTITY = ("model", "num_bits", "target", "domain", "num_examples", "seed")
-
-
-def model_arguments(task):
-    """The models of bits take their number."""
-    return {"num_bits": task.num_bits}
 
 
 def check(task, holdout):
