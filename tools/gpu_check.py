@@ -64,6 +64,9 @@ class _EpochTimer(keras.callbacks.Callback):
         self.t0 = time.perf_counter()
 
     def on_epoch_end(self, epoch, logs=None):
+        # JAX dispatches asynchronously and the loop never reads the device between steps: wait
+        # for the epoch's last update (one compiled call writes every weight) before the clock.
+        keras.ops.convert_to_numpy(self.model.trainable_variables[-1].value)
         self.seconds.append(time.perf_counter() - self.t0)
 
 
@@ -217,22 +220,32 @@ def main():
     )
     for name in args.models:
         for source in inputs:
-            if name == "resnet18":
-                (rate, seconds), what = block_rate(args.block_examples, source)
-                size, usage = f"{args.block_examples} block images, batch 50", ""
-            else:
-                (rate, seconds), what, flops = token_rate(name, args.token_examples, source)
-                size = f"{args.token_examples} token examples, batch 1024"
-                achieved = rate * flops
-                usage = f", {achieved / 1e12:.1f} TFLOP/s"
-                if peak:
-                    usage += f" = {100 * achieved / peak:.1f}% of bf16 peak"
-            print(
-                f"  {backend:10s} {name:9s} {source:7s} {rate:12,.0f} examples/s{usage}  (epoch "
-                f"times {', '.join(f'{s:.1f}' for s in seconds)} s; {size}; {what})",
-                flush=True,
-            )
-            summary(backend, name, source, f"{rate:,.0f} examples/s{usage}")
+            try:
+                row(name, source, args, backend, peak)
+            except Exception as error:  # noqa: BLE001 - one failed row (say, out of memory)
+                message = f"FAILED: {type(error).__name__}: {str(error).splitlines()[0][:200]}"
+                print(f"  {backend:10s} {name:9s} {source:7s} {message}", flush=True)
+                summary(backend, name, source, message)
+
+
+def row(name, source, args, backend, peak):
+    """Times one model on one input and prints (and adds to the summary) its line."""
+    if name == "resnet18":
+        (rate, seconds), what = block_rate(args.block_examples, source)
+        size, usage = f"{args.block_examples} block images, batch 50", ""
+    else:
+        (rate, seconds), what, flops = token_rate(name, args.token_examples, source)
+        size = f"{args.token_examples} token examples, batch 1024"
+        achieved = rate * flops
+        usage = f", {achieved / 1e12:.1f} TFLOP/s"
+        if peak:
+            usage += f" = {100 * achieved / peak:.1f}% of bf16 peak"
+    print(
+        f"  {backend:10s} {name:9s} {source:7s} {rate:12,.0f} examples/s{usage}  (epoch "
+        f"times {', '.join(f'{s:.1f}' for s in seconds)} s; {size}; {what})",
+        flush=True,
+    )
+    summary(backend, name, source, f"{rate:,.0f} examples/s{usage}")
 
 
 def summary(*fields):
