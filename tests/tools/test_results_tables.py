@@ -226,3 +226,51 @@ def test_spearman_and_its_exact_p(claims):
     assert claims.spearman([1, 1, 2], [1, 2, 3]) == pytest.approx(0.8660254, abs=1e-6)
     with pytest.raises(ValueError, match="n <= 8"):
         claims.spearman_p(list(range(9)), list(range(9)))
+
+
+def _gotu_task(root, task, leaks=None, seeds=1, steps=None):
+    """A gotu.json with the variants' mean leaks (or, for full16parity, steps)."""
+    variants = [dict(variant=name, seeds=seeds, leak_mean=leak, steps_mean=None)
+                for name, leak in (leaks or {}).items()]  # fmt: skip
+    variants += [dict(variant=name, seeds=seeds, leak_mean=None, steps_mean=n)
+                 for name, n in (steps or {}).items()]  # fmt: skip
+    folder = root / "gotu" / task
+    folder.mkdir(parents=True)
+    (folder / "gotu.json").write_text(json.dumps({"variants": variants, "runs": []}))
+
+
+def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
+    """The GOTU row's verdict: 'reproduced' only with every task, 3 seeds and all four claims;
+    each claim that fails is named with the numbers that fail it."""
+    good = dict(mlp=0.8, meanfield=0.6, rfrelu=0.95, transformer=0.75)
+    lrs = {f"lr{lr:g}": 1 - lr for lr in (0.15, 0.1, 0.03, 0.01)}  # alpha falls with lr
+
+    def verdict(seeds=3, **change):
+        root = tmp_path / str(next(_IDS))
+        tasks = dict({t: good for t in claims.MDI_TASKS}, lr=lrs, lengthgen={"k6": 0.9})
+        tasks.update(change)
+        for task, leaks in tasks.items():
+            if leaks is not None:
+                _gotu_task(root, task, leaks, seeds)
+        steps = {"N3000-normal": 900, "N3000-curriculum": 500, "N7000-normal": None,
+                 "N7000-curriculum": 800}  # fmt: skip
+        _gotu_task(root, "full16parity", steps=change.get("steps", steps), seeds=seeds)
+        return claims.gotu_verdict(claims.studies(root))
+
+    assert verdict().startswith("reproduced (3 seeds, theirs 10): random features, MLP")
+    assert verdict(seeds=1).startswith("partly (1 seed, theirs 10)")
+    assert verdict(threesym=None).endswith("threesym not yet run")
+    assert "not: random features, MLP and Transformer nearer the MDI than the truth in 11 of " \
+           "12 task-model pairs (alpha 0.40-0.95; not mlp on 2parity 0.40)" in verdict(
+               **{"2parity": dict(good, mlp=0.4)})  # fmt: skip
+    assert "not: the mean-field net leaks the most on 2 of 4 tasks" in verdict(
+        threesym=dict(good, meanfield=0.9), rfexample=dict(good, meanfield=0.76))
+    rising = {f"lr{lr:g}": lr for lr in (0.15, 0.1, 0.03, 0.01)}
+    assert "not: alpha against the learning rate: Spearman +1.00 (0.01 at 0.01, 0.15 at 0.15)" \
+           in verdict(lr=rising)  # fmt: skip
+    slower = {"N3000-normal": 400, "N3000-curriculum": 500}
+    assert "not: the curriculum reaches a loss below 1e-3 in fewer steps at 0 of 1 sizes" \
+           in verdict(steps=slower)  # fmt: skip
+    never = {"N3000-normal": 400, "N3000-curriculum": None}
+    assert "at 0 of 1 sizes" in verdict(steps=never)
+    assert claims.gotu_verdict(claims.studies(tmp_path / "none")) == "running"
