@@ -264,7 +264,8 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
            "12 task-model pairs (alpha 0.40-0.95; not mlp on 2parity 0.40)" in verdict(
                **{"2parity": dict(good, mlp=0.4)})  # fmt: skip
     assert "not: the mean-field net leaks the most on 2 of 4 tasks" in verdict(
-        threesym=dict(good, meanfield=0.9), rfexample=dict(good, meanfield=0.76))
+        threesym=dict(good, meanfield=0.9), rfexample=dict(good, meanfield=0.76)
+    )
     rising = {f"lr{lr:g}": lr for lr in (0.15, 0.1, 0.03, 0.01)}
     assert "not: alpha against the learning rate: Spearman +1.00 (0.01 at 0.01, 0.15 at 0.15)" \
            in verdict(lr=rising)  # fmt: skip
