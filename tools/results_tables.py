@@ -272,8 +272,7 @@ def gotu(study):
     text = ""
     for path in sorted(study.glob("*/gotu.json")):
         found = json.loads(path.read_text())
-        lines = _records(path.parent)  # the task of its first run (older summaries lack it)
-        run = found.get("task") or (lines[0] if lines else found["config"]["run"])
+        run = found["task"]  # the first variant's task (recipes/gotu.py)
         steps = any(v["steps_mean"] is not None for v in found["variants"])
         rows = []
         for v in found["variants"]:
@@ -286,8 +285,8 @@ def gotu(study):
                 row.append(f"{v['steps_mean']:.0f} ({sum(map(bool, reached))}/{len(reached)} "
                            f"reached)")  # fmt: skip
             rows.append([*row, v["seeds"]])
-        text += (f"{'' if not text else chr(10)}{path.parent.name}: f = {run.get('target')} "
-                 f"on {run.get('domain')}, d = {run.get('num_bits')}\n\n")  # fmt: skip
+        text += (f"{'' if not text else chr(10)}{path.parent.name}: f = {run['target']} "
+                 f"on {run['domain']}, d = {run['num_bits']}\n\n")  # fmt: skip
         header = ["variant", "leak alpha (range)", "unseen MSE"]
         text += _table([*header, *(["steps to loss < eps"] if steps else []), "seeds"], rows)
     return text or None
