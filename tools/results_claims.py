@@ -10,6 +10,7 @@ The other columns, and the verdicts, are written here by hand against the README
 """
 
 import ast
+import collections
 import json
 import math
 import pathlib
@@ -726,9 +727,16 @@ def gotu(r):
         parts.append(f"{task} ({span(seeds, str)} seed{'s' * (max(seeds) > 1)}): {cells}")
     ours = ("leak alpha on the unseen points (1: the MDI, 0: the truth), per model: "
             + "; ".join(parts)) if parts else "running"  # fmt: skip
-    runs = sum(len(g["runs"]) for g in found.values())
+    engines = collections.Counter(
+        json.loads(line)["backend"]
+        for task in found
+        for line in (r.results / "gotu" / task / "results.jsonl").read_text().splitlines()
+        if line.strip()
+    )
+    on = ", ".join(f"{n} on {b}" for b, n in sorted(engines.items()))
     time = (f"`gotu` study ([docs/results]({DOCS}#gotu-generalization-on-the-unseen-abbe-et-al-"
-            f"2023)); `bash tools/gotu_study.sh` ({runs} runs so far; resumable)")  # fmt: skip
+            f"2023)); `bash tools/gotu_study.sh` ({sum(engines.values())} runs so far: {on}; "
+            "resumable)")  # fmt: skip
     return ours, time
 
 
@@ -741,7 +749,8 @@ def gotu_verdict(r):
     alpha falls with the learning rate, whether the curriculum reaches the loss in fewer steps."""
     found = _gotu(r)
     missing = [t for t in GOTU_TASKS if t not in found]
-    seeds = min((v["seeds"] for g in found.values() for v in g["variants"]), default=0)
+    counts = [v["seeds"] for g in found.values() for v in g["variants"]] or [0]
+    seeds = min(counts)
     held, failed = [], []
 
     def claim(ok, text):
@@ -806,7 +815,8 @@ def gotu_verdict(r):
         head = "not reproduced" if not held and not missing else "partly"
     said = "; ".join([*held, *(f"not: {x}" for x in failed)])
     left = f"; {', '.join(missing)} not yet run" if missing else ""
-    return f"{head} ({seeds} seed{'s' * (seeds != 1)}, theirs 10): {said}{left}"
+    many = "s" * (max(counts) != 1)
+    return f"{head} ({span(counts, str)} seed{many} per model, theirs 10): {said}{left}"
 
 
 # (figure, the paper's claim, ours and time, our setting, verdict); verdict may be a function

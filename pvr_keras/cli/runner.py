@@ -2,6 +2,7 @@
 written, the backend and devices set up, then its body; and a script's exit status."""
 
 import dataclasses
+import importlib.util
 import os
 import pathlib
 import sys
@@ -46,6 +47,13 @@ def say_epochs(run):
         )
 
 
+def _needs_tensorflow(what):
+    return (
+        f"{what} needs TensorFlow, which is not installed here: install it, or train on JAX "
+        "with --backend jax --input device"
+    )
+
+
 def start(backend=None, *, input_source=None, kind=None):
     """Prepares the process for a recipe's work, after its config is checked: the Keras
     backend (the one named, else the measured-fastest: ``engines.choose``), TensorFlow
@@ -55,10 +63,16 @@ def start(backend=None, *, input_source=None, kind=None):
 
     backend, why = engines.choose(backend)
     os.environ["KERAS_BACKEND"] = backend
-    compat.import_tensorflow_quietly()
+    have_tf = importlib.util.find_spec("tensorflow") is not None
+    if have_tf:
+        compat.import_tensorflow_quietly()
+    elif backend == "tensorflow":
+        raise SystemExit(_needs_tensorflow("the TensorFlow backend"))
     from pvr_keras.training.inputs import default_input
 
     source = input_source or default_input(kind)
+    if not have_tf and source != "device":
+        raise SystemExit(_needs_tensorflow(f"the {source} input"))
     print(engines.describe(backend, source, why), flush=True)
     return backend
 

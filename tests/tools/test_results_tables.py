@@ -257,8 +257,8 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
         _gotu_task(root, "full16parity", steps=change.get("steps", steps), seeds=seeds)
         return claims.gotu_verdict(claims.studies(root))
 
-    assert verdict().startswith("reproduced (3 seeds, theirs 10): random features, MLP")
-    assert verdict(seeds=1).startswith("partly (1 seed, theirs 10)")
+    assert verdict().startswith("reproduced (3 seeds per model, theirs 10): random features, MLP")
+    assert verdict(seeds=1).startswith("partly (1 seed per model, theirs 10)")
     assert verdict(threesym=None).endswith("threesym not yet run")
     assert "not: random features, MLP and Transformer nearer the MDI than the truth in 11 of " \
            "12 task-model pairs (alpha 0.40-0.95; not mlp on 2parity 0.40)" in verdict(
