@@ -893,9 +893,9 @@ ROWS = [
      "trained on a seen domain, networks (random features, MLP, Transformer) learn close to "
      "the min-degree interpolator on the unseen part; mean-field nets and large learning rates "
      "leak; the Degree-Curriculum needs fewer steps for parity", gotu,
-     "their tasks, models and settings per model (tools/gotu_study.sh); seed 1 first, then 2-3 "
-     "(theirs: 10); the Transformer at width 1/8 (dim 32); Keras's Adam without their coupled "
-     "weight decay", gotu_verdict),
+     "their tasks, models and settings per model (tools/gotu_study.sh); seed 1 on TensorFlow "
+     "on a 2-core CPU, seeds 2-3 mostly on JAX on one H200 (theirs: seeds 1-10); the "
+     "Transformer at width 1/8 (dim 32); Keras's Adam without their coupled weight decay", gotu_verdict),
 ]  # fmt: skip
 
 
