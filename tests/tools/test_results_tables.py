@@ -228,15 +228,18 @@ def test_spearman_and_its_exact_p(claims):
         claims.spearman_p(list(range(9)), list(range(9)))
 
 
-def _gotu_task(root, task, leaks=None, seeds=1, steps=None):
-    """A gotu.json with the variants' mean leaks (or, for full16parity, steps)."""
+def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None):
+    """A gotu.json with the variants' mean leaks (or, for full16parity, steps) and one run
+    each with its seen MSE (``seen``: {variant: MSE}, else 0.001)."""
+    seen = seen or {}
     variants = [dict(variant=name, seeds=seeds, leak_mean=leak, steps_mean=None)
                 for name, leak in (leaks or {}).items()]  # fmt: skip
     variants += [dict(variant=name, seeds=seeds, leak_mean=None, steps_mean=n)
                  for name, n in (steps or {}).items()]  # fmt: skip
+    runs = [dict(variant=v["variant"], seen_mse=seen.get(v["variant"], 0.001)) for v in variants]
     folder = root / "gotu" / task
     folder.mkdir(parents=True)
-    (folder / "gotu.json").write_text(json.dumps({"variants": variants, "runs": []}))
+    (folder / "gotu.json").write_text(json.dumps({"variants": variants, "runs": runs}))
 
 
 def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
@@ -245,16 +248,16 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
     good = dict(mlp=0.8, meanfield=0.6, rfrelu=0.95, transformer=0.75)
     lrs = {f"lr{lr:g}": 1 - lr for lr in (0.15, 0.1, 0.03, 0.01)}  # alpha falls with lr
 
-    def verdict(seeds=3, **change):
+    def verdict(seeds=3, seen=None, steps=None, **change):
         root = tmp_path / str(next(_IDS))
         tasks = dict({t: good for t in claims.MDI_TASKS}, lr=lrs, lengthgen={"k6": 0.9})
         tasks.update(change)
         for task, leaks in tasks.items():
             if leaks is not None:
-                _gotu_task(root, task, leaks, seeds)
-        steps = {"N3000-normal": 900, "N3000-curriculum": 500, "N7000-normal": None,
-                 "N7000-curriculum": 800}  # fmt: skip
-        _gotu_task(root, "full16parity", steps=change.get("steps", steps), seeds=seeds)
+                _gotu_task(root, task, leaks, seeds, seen=(seen or {}).get(task))
+        steps = steps or {"N3000-normal": 900, "N3000-curriculum": 500, "N7000-normal": None,
+                          "N7000-curriculum": 800}  # fmt: skip
+        _gotu_task(root, "full16parity", steps=steps, seeds=seeds)
         return claims.gotu_verdict(claims.studies(root))
 
     assert verdict().startswith("reproduced (3 seeds per model, theirs 10): random features, MLP")
@@ -274,4 +277,10 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
            in verdict(steps=slower)  # fmt: skip
     never = {"N3000-normal": 400, "N3000-curriculum": None}
     assert "at 0 of 1 sizes" in verdict(steps=never)
+    # A model that did not fit the seen points is left out of the claims, and said so.
+    unfit = verdict(cyclic3dim15=dict(good, rfrelu=0.2), seen={"cyclic3dim15": {"rfrelu": 11.1}})
+    assert unfit.startswith("partly (3 seeds per model, theirs 10): random features, MLP and "
+                            "Transformer nearer the MDI than the truth in 11 of 11")  # fmt: skip
+    assert unfit.endswith("not: left out, not fit on the seen points in their epochs: rfrelu on "
+                          "cyclic3dim15 (seen MSE 11.10)")  # fmt: skip
     assert claims.gotu_verdict(claims.studies(tmp_path / "none")) == "running"
