@@ -278,8 +278,10 @@ def gotu(study):
         for v in found["variants"]:
             leak = ("-" if v["leak_mean"] is None else
                     f"{_f(v['leak_mean'])} ({_f(v['leak_min'])}-{_f(v['leak_max'])})")  # fmt: skip
+            seen = [r["seen_mse"] for r in found["runs"] if r["variant"] == v["variant"]
+                    and r["seen_mse"] is not None]  # fmt: skip
             row = [v["variant"], leak, "-" if v["unseen_mse_mean"] is None else
-                   _f(v["unseen_mse_mean"], 3)]  # fmt: skip
+                   _f(v["unseen_mse_mean"], 3), _f(max(seen), 4) if seen else "-"]  # fmt: skip
             if steps:
                 reached = [r["reached_eps"] for r in found["runs"] if r["variant"] == v["variant"]]
                 row.append(f"{v['steps_mean']:.0f} ({sum(map(bool, reached))}/{len(reached)} "
@@ -287,7 +289,7 @@ def gotu(study):
             rows.append([*row, v["seeds"]])
         text += (f"{'' if not text else chr(10)}{path.parent.name}: f = {run['target']} "
                  f"on {run['domain']}, d = {run['num_bits']}\n\n")  # fmt: skip
-        header = ["variant", "leak alpha (range)", "unseen MSE"]
+        header = ["variant", "leak alpha (range)", "unseen MSE", "seen MSE (worst seed)"]
         text += _table([*header, *(["steps to loss < eps"] if steps else []), "seeds"], rows)
     return text or None
 
