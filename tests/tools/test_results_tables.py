@@ -228,15 +228,18 @@ def test_spearman_and_its_exact_p(claims):
         claims.spearman_p(list(range(9)), list(range(9)))
 
 
-def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None):
+def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None, profiles=None):
     """A gotu.json with the variants' mean leaks (or, for full16parity, steps) and one run
-    each with its seen MSE (``seen``: {variant: MSE}, else 0.001)."""
-    seen = seen or {}
+    each with its seen MSE (``seen``: {variant: MSE}, else 0.001) and degree profile
+    (``profiles``: {variant: W^0..W^15}, else all at degree 0)."""
+    seen, profiles = seen or {}, profiles or {}
     variants = [dict(variant=name, seeds=seeds, leak_mean=leak, steps_mean=None)
                 for name, leak in (leaks or {}).items()]  # fmt: skip
     variants += [dict(variant=name, seeds=seeds, leak_mean=None, steps_mean=n)
                  for name, n in (steps or {}).items()]  # fmt: skip
-    runs = [dict(variant=v["variant"], seen_mse=seen.get(v["variant"], 0.001)) for v in variants]
+    low = [1.0] + [0.0] * 15  # a degree profile all at degree 0
+    runs = [dict(variant=v["variant"], seen_mse=seen.get(v["variant"], 0.001),
+                 degree_profile=profiles.get(v["variant"], low)) for v in variants]  # fmt: skip
     folder = root / "gotu" / task
     folder.mkdir(parents=True)
     (folder / "gotu.json").write_text(json.dumps({"variants": variants, "runs": runs}))
@@ -248,13 +251,14 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
     good = dict(mlp=0.8, meanfield=0.6, rfrelu=0.95, transformer=0.75)
     lrs = {f"lr{lr:g}": 1 - lr for lr in (0.15, 0.1, 0.03, 0.01)}  # alpha falls with lr
 
-    def verdict(seeds=3, seen=None, steps=None, **change):
+    def verdict(seeds=3, seen=None, steps=None, profiles=None, **change):
         root = tmp_path / str(next(_IDS))
-        tasks = dict({t: good for t in claims.MDI_TASKS}, lr=lrs, lengthgen={"k6": 0.9})
+        tasks = dict({t: good for t in claims.MDI_TASKS}, lr=lrs, lengthgen={"k6": 0, "k9": 0})
         tasks.update(change)
         for task, leaks in tasks.items():
             if leaks is not None:
-                _gotu_task(root, task, leaks, seeds, seen=(seen or {}).get(task))
+                _gotu_task(root, task, leaks, seeds, seen=(seen or {}).get(task),
+                           profiles=(profiles or {}).get(task))  # fmt: skip
         steps = steps or {"N3000-normal": 900, "N3000-curriculum": 500, "N7000-normal": None,
                           "N7000-curriculum": 800}  # fmt: skip
         _gotu_task(root, "full16parity", steps=steps, seeds=seeds)
@@ -277,6 +281,11 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
            in verdict(steps=slower)  # fmt: skip
     never = {"N3000-normal": 400, "N3000-curriculum": None}
     assert "at 0 of 1 sizes" in verdict(steps=never)
+    # Length generalisation: the learned weight at degree <= k (here k = 9 mostly at degree 15).
+    parity = {"k9": [0.1] + [0.0] * 14 + [0.9]}
+    assert "not: trained on the Hamming ball H <= k, the MLP keeps its Fourier weight at degree " \
+           "<= k (the MDI's degrees; the parity's is 15): 1.00 at k = 6, 0.10 at k = 9" in verdict(
+               profiles={"lengthgen": parity})  # fmt: skip
     # A model that did not fit the seen points is left out of the claims, and said so.
     unfit = verdict(cyclic3dim15=dict(good, rfrelu=0.2), seen={"cyclic3dim15": {"rfrelu": 11.1}})
     assert unfit.startswith("partly (3 seeds per model, theirs 10): random features, MLP and "
