@@ -213,7 +213,9 @@ def gotu(coefficients, metric, path, title):
 
     Args:
         coefficients: ``{"monomials": [name, ...], "target": [...], "mdi": [...],
-            "learned": {variant: [mean coefficient over seeds, ...]}}``.
+            "learned": {variant: [mean coefficient over seeds, ...]}}``; or, where each variant
+            has its own MDI (length generalisation), ``{"profiles": {variant: [share of the
+            Fourier weight per degree, ...]}, "mdi_degrees": {variant: degree}}``.
         metric: ``{"name": axis label, "variants": [label, ...], "values": [[per seed], ...],
             "reference": {label: y}}``: the leak per model (1: the MDI, 0: the truth), per
             learning rate or per ball radius, or the steps to the loss threshold.
@@ -221,6 +223,17 @@ def gotu(coefficients, metric, path, title):
     """
     fig = Figure(figsize=(11, 4.4))
     left, right = fig.subplots(1, 2, width_ratios=[3, 2])
+    if "profiles" in coefficients:
+        _degree_profiles(left, coefficients)
+    else:
+        _monomials(left, coefficients)
+    _metric_panel(right, metric)
+    fig.suptitle(title, fontsize=9)
+    return _save(fig, path)
+
+
+def _monomials(left, coefficients):
+    """The relevant monomials' coefficients: truth, MDI and each variant's (mean over seeds)."""
     names = coefficients["monomials"]
     series = [("truth f", coefficients["target"]), ("MDI", coefficients["mdi"])]
     series += [(f"learned: {v}", c) for v, c in coefficients["learned"].items()]
@@ -237,6 +250,24 @@ def gotu(coefficients, metric, path, title):
     left.set_title("the relevant monomials: truth, min-degree interpolator, learned (mean "
                    "over seeds)", fontsize=8)  # fmt: skip
     left.legend(fontsize=6, ncol=2)
+
+
+def _degree_profiles(left, coefficients):
+    """Each variant's learned degree profile (share of the Fourier weight per degree, mean over
+    seeds), its MDI's degree marked by a dotted line of the same colour."""
+    colors = matplotlib.colormaps["tab10"]
+    for k, (label, shares) in enumerate(coefficients["profiles"].items()):
+        left.plot(range(len(shares)), shares, "o-", color=colors(k), label=f"learned: {label}")
+        degree = coefficients["mdi_degrees"].get(label)
+        if degree is not None:
+            left.axvline(degree, color=colors(k), linestyle=":", linewidth=1)
+    left.set(xlabel="degree", ylabel="share of the Fourier weight (on the whole cube)")
+    left.set_title("learned degree profiles; dotted: each MDI's degree", fontsize=8)
+    left.legend(fontsize=6, ncol=2)
+
+
+def _metric_panel(right, metric):
+    """One number per run (dots) and per variant (the mean, a bar), with reference lines."""
     variants = metric["variants"]
     for i, values in enumerate(metric["values"]):
         found = [v for v in values if v is not None]
@@ -250,5 +281,3 @@ def gotu(coefficients, metric, path, title):
     right.set_xticks(np.arange(len(variants)), variants, rotation=30, ha="right", fontsize=7)
     right.set(ylabel=metric["name"])
     right.set_title("per variant: seeds (dots) and their mean (bar)", fontsize=8)
-    fig.suptitle(title, fontsize=9)
-    return _save(fig, path)

@@ -9,6 +9,7 @@ import pytest
 
 from pvr_keras import legacy
 from pvr_keras.analysis import boolean, interpolation
+from pvr_keras.tasks import FunctionTask
 from pvr_keras.training import load_run
 from tests import scripts
 from tests.plots import assert_plot
@@ -59,6 +60,9 @@ def test_the_leak_and_unseen_errors_are_those_of_the_saved_models(trained):
         assert r["unseen_mse_to_mdi"] == pytest.approx(np.mean((values - mdi)[~seen] ** 2),
                                                        rel=1e-5, abs=1e-9)  # fmt: skip
         assert r["epochs_tracked"] == 2  # epochs 2 and 3 (the last is always tracked)
+        assert r["mdi_degree"] == 1  # x0 + x1 - 1
+        profile = boolean.degree_profile(values)
+        assert r["low_degree_weight"] == pytest.approx(profile[:2].sum() / profile.sum(), rel=1e-4)
     mine = [r["leak"] for r in result["runs"] if r["variant"] == "mlp"]
     row = next(v for v in result["variants"] if v["variant"] == "mlp")
     assert row["leak_mean"] == pytest.approx(np.mean(mine)) and row["seeds"] == 2
@@ -70,6 +74,15 @@ def test_the_leak_and_unseen_errors_are_those_of_the_saved_models(trained):
     with open(out / "gotu.csv") as f:
         assert [r["variant"] for r in csv.DictReader(f)] == ["mlp", "rfrelu"]
     assert_plot(out / "gotu.png")
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_the_mdi_degree_of_parity_on_a_hamming_ball_is_its_radius(recipe, k):
+    """The issue's closed form: sum over j <= k of C(H, j) (-2)^j, a polynomial of degree k
+    in H (and so in x)."""
+    task = FunctionTask(num_bits=9, target="parity:all", domain=f"ball:{k}")
+    assert recipe.mdi_degree(task) == k
+    assert recipe.low_degree_weight([1.0, 1.0, 2.0], 1) == pytest.approx(0.5)
 
 
 def test_run_again_trains_nothing(recipe, trained, capsys):
