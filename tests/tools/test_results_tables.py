@@ -239,7 +239,8 @@ def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None, profiles=
                  for name, n in (steps or {}).items()]  # fmt: skip
     low = [1.0] + [0.0] * 15  # a degree profile all at degree 0
     runs = [dict(variant=v["variant"], seen_mse=seen.get(v["variant"], 0.001),
-                 degree_profile=profiles.get(v["variant"], low)) for v in variants]  # fmt: skip
+                 degree_profile=profiles.get(v["variant"], low), steps=v["steps_mean"],
+                 reached_eps=v["steps_mean"] is not None) for v in variants]  # fmt: skip
     folder = root / "gotu" / task
     folder.mkdir(parents=True)
     (folder / "gotu.json").write_text(json.dumps({"variants": variants, "runs": runs}))
@@ -277,10 +278,16 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
     assert "not: alpha against the learning rate: Spearman +1.00 (0.01 at 0.01, 0.15 at 0.15)" \
            in verdict(lr=rising)  # fmt: skip
     slower = {"N3000-normal": 400, "N3000-curriculum": 500}
-    assert "not: the curriculum reaches a loss below 1e-3 in fewer steps at 0 of 1 sizes" \
-           in verdict(steps=slower)  # fmt: skip
+    assert "not: the curriculum reaches a training loss below 1e-3 in fewer steps at 0 of 1 " \
+           "sizes (N = 3000: 400 normal, 500 curriculum)" in verdict(steps=slower)  # fmt: skip
     never = {"N3000-normal": 400, "N3000-curriculum": None}
-    assert "at 0 of 1 sizes" in verdict(steps=never)
+    assert "at 0 of 1 sizes (N = 3000: 400 normal, never curriculum)" in verdict(steps=never)
+    assert (
+        "fewer steps at 2 of 2 sizes (N = 3000: 900 normal, 500 curriculum; N = 7000: never "
+        "normal, 800 curriculum)" not in verdict()
+    )  # cells are joined by commas
+    assert "(N = 3000: 900 normal, 500 curriculum, N = 7000: never normal, 800 curriculum)" \
+           in verdict()  # fmt: skip
     # Length generalisation: the learned weight at degree <= k (here k = 9 mostly at degree 15).
     parity = {"k9": [0.1] + [0.0] * 14 + [0.9]}
     assert "not: trained on the Hamming ball H <= k, the MLP keeps its Fourier weight at degree " \
