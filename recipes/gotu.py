@@ -387,8 +387,10 @@ def _figure(result, own, path, title):
     if own.task in PROFILE_TASKS:
         return _profile_figure(result, path, title)
     tracking = result["tracking"]
-    if tracking is None or tracking["mdi"] is None:
+    if tracking is None:
         return None
+    if tracking["mdi"] is None:  # nothing unseen (full16parity): f is its only interpolator
+        tracking = dict(tracking, mdi=tracking["target"])
     order = np.argsort(-np.maximum(np.abs(tracking["target"]), np.abs(tracking["mdi"])))[:12]
     learned = {}
     for v in result["variants"]:
