@@ -306,8 +306,7 @@ def analyse(labelled, out, records):
         last = epochs[max(epochs, key=int)] if epochs else {}
         record = records.get(run.run_id, {})
         curriculum = record.get("curriculum") or {}
-        degree = mdi_degree(run.task) if run.task.domain != "all" else None
-        profile = last.get("degree_profile")
+        degree, profile = mdi_degree(run.task), last.get("degree_profile")
         per_run.append({
             "variant": label,
             "seed": run.seed,
@@ -319,8 +318,7 @@ def analyse(labelled, out, records):
             "seen_mse": last.get("seen_mse"),
             "degree_profile": profile,
             "mdi_degree": degree,  # the weight at degrees <= it: the MDI's 1, the truth's less
-            "low_degree_weight": None if degree is None or not profile else
-                                 low_degree_weight(profile, degree),
+            "low_degree_weight": low_degree_weight(profile, degree) if profile else None,
             "coefficients": last.get("coefficients"),
             "steps": curriculum.get("total_steps", record.get("steps_completed")),
             "reached_eps": curriculum.get("stopped"),  # the loss went below eps at r >= d
@@ -387,10 +385,8 @@ def _figure(result, own, path, title):
     if own.task in PROFILE_TASKS:
         return _profile_figure(result, path, title)
     tracking = result["tracking"]
-    if tracking is None:
+    if tracking is None or tracking["mdi"] is None:
         return None
-    if tracking["mdi"] is None:  # nothing unseen (full16parity): f is its only interpolator
-        tracking = dict(tracking, mdi=tracking["target"])
     order = np.argsort(-np.maximum(np.abs(tracking["target"]), np.abs(tracking["mdi"])))[:12]
     learned = {}
     for v in result["variants"]:

@@ -231,7 +231,9 @@ def test_spearman_and_its_exact_p(claims):
 def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None, profiles=None):
     """A gotu.json with the variants' mean leaks (or, for full16parity, steps) and one run
     each with its seen MSE (``seen``: {variant: MSE}, else 0.001) and degree profile
-    (``profiles``: {variant: W^0..W^15}, else all at degree 0)."""
+    (``profiles``: {variant: W^0..W^15}, else all at degree 0); a variant ``kN`` (lengthgen)
+    has an MDI of degree N and its run the share of its weight at degrees <= N, as
+    recipes/gotu.py records them."""
     seen, profiles = seen or {}, profiles or {}
     variants = [dict(variant=name, seeds=seeds, leak_mean=leak, steps_mean=None)
                 for name, leak in (leaks or {}).items()]  # fmt: skip
@@ -241,9 +243,14 @@ def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None, profiles=
     runs = [dict(variant=v["variant"], seen_mse=seen.get(v["variant"], 0.001),
                  degree_profile=profiles.get(v["variant"], low), steps=v["steps_mean"] or 99,
                  reached_eps=v["steps_mean"] is not None) for v in variants]  # fmt: skip
+    for run in runs:
+        if run["variant"].startswith("k"):
+            k, profile = int(run["variant"][1:]), run["degree_profile"]
+            run.update(mdi_degree=k, low_degree_weight=sum(profile[: k + 1]) / sum(profile))
     folder = root / "gotu" / task
     folder.mkdir(parents=True)
-    (folder / "gotu.json").write_text(json.dumps({"variants": variants, "runs": runs}))
+    found = {"variants": variants, "runs": runs, "task": {"num_bits": 15}}
+    (folder / "gotu.json").write_text(json.dumps(found))
 
 
 def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
