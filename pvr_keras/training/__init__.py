@@ -18,6 +18,7 @@ _EXPORTS = {
     "read_record": "records",
     "WarmupCosine": "schedules",
     "run": "runs",
+    "run_population": "population",
     "load_model": "evaluate",
     "load_run": "evaluate",
     "FinishedRun": "evaluate",

@@ -4,6 +4,7 @@ Compiling lives in ``training.compiling`` (its names are also importable from he
 happens at each epoch's end in ``training.epochs``.
 """
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -120,6 +121,7 @@ def train(
     callbacks=None,
     extra=None,
     steps_per_execution=None,
+    defer=False,
 ):
     """Trains a model with a recipe and writes its run record into ``out_dir``.
 
@@ -182,12 +184,33 @@ def train(
     found = _finished_record(run, config)  # read-only: a refused or finished folder stays as is
     if found is not None:
         return found
-    with records.RunLock(run.out_dir):  # one process per run folder
-        found = _finished_record(run, config)  # finished while we waited for the lock?
+    prepared = Prepared(run, build_model, distribution)
+    if defer:
+        return prepared
+    with prepared.locked() as found:  # one process per run folder
         if found is not None:
             return found
-        files.clean_temporaries(run.out_dir)  # what a killed writer left (we hold the lock)
         return _train(run, build_model, distribution)
+
+
+@dataclasses.dataclass
+class Prepared:
+    """A run checked and ready to train (``train(..., defer=True)``): what a population
+    (``training.population``) trains together with others."""
+
+    run: _Run
+    build_model: Callable
+    distribution: Any
+
+    @contextlib.contextmanager
+    def locked(self):
+        """Holds the run folder's lock; yields the run's record if it finished meanwhile
+        (else None), after removing what a killed writer left."""
+        with records.RunLock(self.run.out_dir):
+            found = _finished_record(self.run, self.run.options.config)
+            if found is None:
+                files.clean_temporaries(self.run.out_dir)  # we hold the lock
+            yield found
 
 
 def _finished_record(run, config):
@@ -212,6 +235,15 @@ def _finished_record(run, config):
 
 
 def _train(run, build_model, distribution):
+    model, initial_epoch, num_epochs = start(run, build_model, distribution)
+    _fit(run, model, distribution, initial_epoch, num_epochs)
+    return end(run, model, distribution)
+
+
+def start(run, build_model, distribution, population=None):
+    """Builds, compiles and restores the run's model and starts its record (a new one, or the
+    checkpoint's); returns ``(model, initial_epoch, num_epochs)``. ``population``: the
+    record's ``population`` entry when the run trains in one (``training.population``)."""
     data, options = run.data, run.options
     recipe, config, seed = options.recipe, options.config, options.seed
     with distribution.scope():
@@ -262,6 +294,17 @@ def _train(run, build_model, distribution):
     run.record.update(engine)
     run.record["starts"] = [*run.record.get("starts", []), {"epoch": initial_epoch, **engine}]
     run.record["steps_per_execution"] = options.steps_per_execution
+    if population is not None:
+        run.record["population"] = population
+        run.record["starts"][-1]["population"] = population["size"]
+    else:
+        run.record.pop("population", None)
+    return model, initial_epoch, num_epochs
+
+
+def _fit(run, model, distribution, initial_epoch, num_epochs):
+    data, options = run.data, run.options
+    recipe, steps = options.recipe, options.recipe.steps_per_epoch(run.data.num_examples)
     engine_callbacks = distribution.callbacks()
     verbose, lines = epochs.progress(options.verbose)
     if initial_epoch < num_epochs and recipe.curriculum_leap:
@@ -289,7 +332,13 @@ def _train(run, build_model, distribution):
                 ],
                 verbose=verbose,
             )
-    if recipe.curriculum_leap and "curriculum" in run.record:
+
+
+def end(run, model, distribution):
+    """After the last epoch: the final evaluations, the saved model, the finished record."""
+    data, options = run.data, run.options
+    engine_callbacks = distribution.callbacks()
+    if options.recipe.curriculum_leap and "curriculum" in run.record:
         run.record["curriculum"] = curriculum.finish(run.record["curriculum"])
     final_evals = {}
     with distribution.scope():

@@ -36,18 +36,39 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
     ``kind_source`` / ``aggregation_source`` the absolute path of a builder, kind or
     aggregation given by file.
     """
-    from pvr_keras import models, training
+    from pvr_keras import training
+
+    return training.train(
+        **train_arguments(
+            run,
+            out,
+            input=input,
+            title=title,
+            save_model=save_model,
+            verbose=verbose,
+            distribution=distribution,
+            callbacks=callbacks,
+        )
+    )
+
+
+def train_arguments(run, out, *, input=None, title=None, save_model=True, verbose=0,
+                    distribution=None, callbacks=None):  # fmt: skip
+    """The keyword arguments of ``training.train`` for a ``run`` into ``out`` (``run``'s
+    arguments; the kind's data prepared if needed): what ``run`` trains, and what a
+    population (``training.population``) trains with others."""
+    from pvr_keras import models
     from pvr_keras.training.inputs import run_data
 
     spec = run.spec
     spec.prepare_data(run.task, run.system.data_dir, download=run.system.download)  # if needed
     data = run_data(run, input)
     arguments = run.model_arguments()
-    return training.train(
-        lambda: models.get(run.model, **arguments),
-        data,
-        run.train,
-        out,
+    return dict(
+        build_model=lambda: models.get(run.model, **arguments),
+        data=data,
+        recipe=run.train,
+        out_dir=out,
         config=run.to_dict(),
         seed=run.data.seed,
         verbose=verbose,
