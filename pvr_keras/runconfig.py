@@ -107,6 +107,12 @@ class System:
         "same steps and results either way)",
         default=None,
     )
+    population: int = field(
+        "train a grid's runs of one architecture K at a time as one JAX program (a "
+        "population: each run the same as alone; needs the JAX backend); 1: one run after "
+        "another",
+        default=1,
+    )
 
     def __post_init__(self):
         data_dir = self.data_dir
@@ -127,6 +133,12 @@ class System:
             check_int("devices", self.devices, 1)
         if self.steps_per_execution is not None:
             check_int("steps_per_execution", self.steps_per_execution, 1)
+        check_int("population", self.population, 1)
+        if self.population > 1 and self.backend not in (None, "jax"):
+            raise ValueError(
+                f"a population (population={self.population}) trains on JAX; received "
+                f"backend {self.backend!r} (give backend jax, or population 1)"
+            )
 
 
 SECTIONS = {

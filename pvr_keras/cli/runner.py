@@ -54,14 +54,18 @@ def _needs_tensorflow(what):
     )
 
 
-def start(backend=None, *, input_source=None, kind=None):
+def start(backend=None, *, input_source=None, kind=None, population=1):
     """Prepares the process for a recipe's work, after its config is checked: the Keras
-    backend (the one named, else the measured-fastest: ``engines.choose``), TensorFlow
-    imported without its C++ start-up lines (``TF_CPP_MIN_LOG_LEVEL`` below 2 keeps them),
-    and one line saying which engine and input train and why. Returns the backend."""
+    backend (the one named, else the measured-fastest: ``engines.choose``; JAX for a
+    ``population`` above 1), TensorFlow imported without its C++ start-up lines
+    (``TF_CPP_MIN_LOG_LEVEL`` below 2 keeps them), and one line saying which engine and input
+    train and why. Returns the backend."""
     from pvr_keras import compat, engines
 
-    backend, why = engines.choose(backend)
+    if population > 1:
+        backend, why = _population_backend(backend, population)
+    else:
+        backend, why = engines.choose(backend)
     os.environ["KERAS_BACKEND"] = backend
     have_tf = importlib.util.find_spec("tensorflow") is not None
     if have_tf:
@@ -75,6 +79,18 @@ def start(backend=None, *, input_source=None, kind=None):
         raise SystemExit(_needs_tensorflow(f"the {source} input"))
     print(engines.describe(backend, source, why), flush=True)
     return backend
+
+
+def _population_backend(backend, population):
+    """``(backend, why)`` of a population: JAX, unless another backend was named."""
+    named = backend or os.environ.get("KERAS_BACKEND")
+    if named not in (None, "", "jax"):
+        where = "--backend" if backend else "KERAS_BACKEND"
+        raise ConfigError(
+            f"--population {population} trains its runs as one JAX program; {where} names "
+            f"{named}: give --backend jax, or --population 1 to train one run after another"
+        )
+    return "jax", f"--population {population}: a population trains on JAX"
 
 
 def callbacks(tensorboard, out):
@@ -137,6 +153,8 @@ def train_one(ctx):
         ctx.run, ctx.out, input=ctx.input, verbose="auto", distribution=ctx.placement,
         callbacks=ctx.callbacks(), title=title,
     )  # fmt: skip
+    if isinstance(record, runs.Deferred):  # a member of a population (``runs.deferring``)
+        return record
     print(f"\n{runs.summary_line(record, title)}\nrecord: {ctx.out}/record.json")
     return record
 
@@ -267,7 +285,12 @@ class Recipe:
         check_out_folder(out, sweep=bool(parsed.axes), own=self.subruns)
         for one in parsed.runs()[:1] if parsed.axes else [run]:
             say_epochs(one)
-        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
+        backend = start(
+            run.system.backend,
+            input_source=run.system.input,
+            kind=run.kind,
+            population=run.system.population if parsed.axes else 1,
+        )
         run = run.replace(backend=backend)  # the config records the engine that trains
         from pvr_keras.training import distribute
         from pvr_keras.training.inputs import check_input, default_input
@@ -300,6 +323,7 @@ class Recipe:
 
         parsed = dataclasses.replace(parsed, run=run, own=dataclasses.replace(own, out=str(out)))
         summary = run_sweep(parsed, runs, name="grid", figure=None, trainer=trainer, started=True)
+        failed = sorted(set(failed) | set(summary["failed"]))
         print(f"[grid] {len(runs)} runs, {len(failed)} failed; results: {out}/results.jsonl")
         return {**summary, "failed": bool(failed)}
 
@@ -370,11 +394,20 @@ def run_sweep(
         return {"total": len(runs), "runs": runs}
     check_out_folder(own.out, sweep=True)
     check_task(lambda: sweeps_manifest_compatible(own.out))
-    make_out_folder(own.out)
     run = parsed.run
     if not started:
-        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
+        backend = start(
+            run.system.backend,
+            input_source=run.system.input,
+            kind=run.kind,
+            population=run.system.population,
+        )
         parsed = dataclasses.replace(parsed, run=run.replace(backend=backend))
+    if run.system.population > 1:  # a population too large for memory: before any file
+        from pvr_keras.training import population
+
+        check_task(lambda: population.check_grid(runs, run.system.population))
+    make_out_folder(own.out)
     from pvr_keras import sweeps
 
     shard_index, shard_count = sweeps.parse_shard(getattr(own, "shard", "0/1"))
@@ -393,7 +426,7 @@ def run_sweep(
     summary = sweeps.run_sweep(
         runs, own.out, name=name, figure=figure, shard_index=shard_index,
         shard_count=shard_count, claims=getattr(own, "claims", True),
-        **({"trainer": trainer} if trainer else {}),
+        population=run.system.population, **({"trainer": trainer} if trainer else {}),
     )  # fmt: skip
     if summary["busy"]:
         print(f"[{name}] {len(summary['busy'])} runs are being trained by other workers")

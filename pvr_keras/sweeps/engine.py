@@ -98,6 +98,7 @@ def run_sweep(
     claims=True,
     trainer=train_run,
     log=print,
+    population=1,
 ):
     """Trains every run of ``runs`` that ``results_dir`` has no record of.
 
@@ -109,8 +110,12 @@ def run_sweep(
         shard_index, shard_count: train only shard ``i`` of ``n`` (``grid.shard``).
         claims: claim each run before training it (needed when several workers share
             ``results_dir`` without disjoint shards; harmless otherwise).
-        trainer: ``(run, run_dir) -> run record``; ``train_run`` by default.
+        trainer: ``(run, run_dir) -> run record``; ``train_run`` by default. With
+            ``population`` above 1 it must return what ``training.runs.run`` returns (it is
+            called inside ``runs.deferring()`` to collect each run's arguments).
         log: where progress lines go.
+        population: train up to this many runs of one architecture at a time as one JAX
+            program (``training.population``); 1: one run after another.
 
     Returns:
         A dict: ``total`` (grid), ``shard`` (runs in this shard), ``recorded_before``,
@@ -148,24 +153,16 @@ def run_sweep(
     owner = Claims(results.claims) if claims else None
     if owner is not None:
         owner.clean(recorded)
-    trained, busy = [], []
+    trained, busy, failed = [], [], []
+    if population > 1:
+        _train_populations(todo, results, owner, trainer, population, name, progress, log,
+                           trained, busy, failed)  # fmt: skip
+        todo = []
     for run in todo:
-        claim = None
-        if owner is not None:
-            claim = owner.try_claim(run.run_id)
-            if claim is None:
-                holder = owner.holder(run.run_id) or {}
-                log(
-                    f"[{name}] {run.run_id}: claimed by a live worker "
-                    f"({holder.get('host')} pid {holder.get('pid')}), skipped"
-                )
-                busy.append(run.run_id)
-                continue
-            if claim.previous:
-                log(
-                    f"[{name}] {run.run_id}: took over a stale claim of "
-                    f"{claim.previous.get('host')} pid {claim.previous.get('pid')} (no longer held)"
-                )
+        claim = _claim(owner, run, name, log)
+        if claim is False:
+            busy.append(run.run_id)
+            continue
         try:
             if run.run_id in results.recorded_ids():  # finished elsewhere meanwhile
                 progress.done += 1
@@ -173,10 +170,7 @@ def run_sweep(
                     claim.release(done=True)
                 continue
             record = trainer(run, results.run_dir(run.run_id))
-            line = result_line(run, record, name)
-            if results.append(line):
-                trained.append(run.run_id)
-            progress.finished(run, line)
+            _recorded(run, record, results, name, progress, trained, failed)
         except BaseException:
             if claim is not None:
                 claim.release(done=False)
@@ -189,8 +183,83 @@ def run_sweep(
         "recorded_before": len(mine) - len(todo),
         "trained": trained,
         "busy": busy,
+        "failed": failed,
         "problems": problems,
     }
+
+
+def _recorded(run, record, results, name, progress, trained, failed):
+    line = result_line(run, record, name)
+    if results.append(line):
+        trained.append(run.run_id)
+    if line["failed"]:
+        failed.append(run.run_id)
+    progress.finished(run, line)
+
+
+def _claim(owner, run, name, log):
+    """The run's claim (None: no claims kept), or False when a live worker holds it."""
+    if owner is None:
+        return None
+    claim = owner.try_claim(run.run_id)
+    if claim is None:
+        holder = owner.holder(run.run_id) or {}
+        log(
+            f"[{name}] {run.run_id}: claimed by a live worker "
+            f"({holder.get('host')} pid {holder.get('pid')}), skipped"
+        )
+        return False
+    if claim.previous:
+        log(
+            f"[{name}] {run.run_id}: took over a stale claim of "
+            f"{claim.previous.get('host')} pid {claim.previous.get('pid')} (no longer held)"
+        )
+    return claim
+
+
+def _train_populations(todo, results, owner, trainer, size, name, progress, log, trained,
+                       busy, failed):  # fmt: skip
+    """The runs of ``todo`` in populations of up to ``size`` (``training.population``)."""
+    from pvr_keras.training import population, runs
+
+    for group in population.groups(todo, size):
+        claims, members = [], []
+        try:
+            for run in group:
+                claim = _claim(owner, run, name, log)
+                if claim is False:
+                    busy.append(run.run_id)
+                    continue
+                claims.append(claim)
+                if run.run_id in results.recorded_ids():  # finished elsewhere meanwhile
+                    progress.done += 1
+                    continue
+                members.append(run)
+            arguments = []
+            with runs.deferring():
+                for run in members:
+                    found = trainer(run, results.run_dir(run.run_id))
+                    if not isinstance(found, runs.Deferred):
+                        raise TypeError(
+                            f"a sweep's trainer must return training.runs.run(...) to train in "
+                            f"a population; {getattr(trainer, '__name__', trainer)!r} "
+                            f"returned a {type(found).__name__}"
+                        )
+                    arguments.append(found.arguments)
+            if members:
+                log(f"[{name}] a population of {len(members)}: "
+                    f"{', '.join(run.run_id for run in members)}")  # fmt: skip
+                records = population.train(arguments, log=log)
+                for run, record in zip(members, records, strict=True):
+                    _recorded(run, record, results, name, progress, trained, failed)
+        except BaseException:
+            for claim in claims:
+                if claim is not None:
+                    claim.release(done=False)
+            raise
+        for claim in claims:
+            if claim is not None:
+                claim.release(done=True)
 
 
 __all__ = ["result_line", "run_sweep", "train_run"]

@@ -138,6 +138,17 @@ def check_fits(run, size, free=None):
     return need
 
 
+def check_grid(runs, size):
+    """``check_fits`` for the largest population of each ``key`` of a grid's ``runs``."""
+    largest = {}
+    for group in groups(list(runs), size):
+        if len(group) > len(largest.get(key(group[0]), ())):
+            largest[key(group[0])] = group
+    for group in largest.values():
+        if len(group) > 1:
+            check_fits(group[0], len(group))
+
+
 def run_population(runs, *, size=None, input=None, save_model=True, verbose=0,
                    callbacks=None, log=print):  # fmt: skip
     """Trains ``runs`` (``(Run, out)`` pairs) in populations of at most ``size`` (default:

@@ -10,8 +10,10 @@ The recipes, the sweep engine, fast_slow and the benchmark all train through it,
 a given config is the same run whichever of them starts it.
 """
 
+import contextlib
 import dataclasses
 import pathlib
+import threading
 
 from pvr_keras import files, registry
 from pvr_keras.errors import ConfigError
@@ -38,18 +40,36 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
     """
     from pvr_keras import training
 
-    return training.train(
-        **train_arguments(
-            run,
-            out,
-            input=input,
-            title=title,
-            save_model=save_model,
-            verbose=verbose,
-            distribution=distribution,
-            callbacks=callbacks,
-        )
-    )
+    arguments = train_arguments(run, out, input=input, title=title, save_model=save_model,
+                                verbose=verbose, distribution=distribution,
+                                callbacks=callbacks)  # fmt: skip
+    if getattr(_deferring, "on", False):  # collected for a population (``deferring``)
+        return Deferred(arguments)
+    return training.train(**arguments)
+
+
+@dataclasses.dataclass
+class Deferred:
+    """A run that ``run`` did not train, inside ``deferring()``: its ``training.train``
+    arguments, for a population to train with others."""
+
+    arguments: dict
+
+
+_deferring = threading.local()
+
+
+@contextlib.contextmanager
+def deferring():
+    """Inside, ``run`` returns a ``Deferred`` instead of training: how a sweep collects what
+    its trainer (``(run, run_dir) -> runs.run(...)``, with the callbacks it adds) would train,
+    to train it in a population (``sweeps.run_sweep(population=K)``)."""
+    before = getattr(_deferring, "on", False)
+    _deferring.on = True
+    try:
+        yield
+    finally:
+        _deferring.on = before
 
 
 def train_arguments(run, out, *, input=None, title=None, save_model=True, verbose=0,
