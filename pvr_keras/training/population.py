@@ -79,7 +79,7 @@ def groups(runs, size):
 def member_bytes(model, batch_size):
     """Rough bytes one member needs on the device: its parameters, gradients, updated
     parameters and optimizer state (float32), and a batch's activations kept for the
-    backward pass (every layer's output, three times over for XLA's temporaries)."""
+    backward pass (every layer's output, twice over: the saved value and its gradient)."""
     params = sum(math.prod(v.shape) for v in model.weights)
     optimizer = model.optimizer
     slots = 2 if optimizer is None or not optimizer.built else (
@@ -94,7 +94,7 @@ def member_bytes(model, batch_size):
             shape = getattr(out, "shape", None)
             if shape is not None:
                 activations += math.prod(d for d in shape[1:] if d is not None)
-    return int(4 * params * (3 + slots) + 3 * 4 * batch_size * activations)
+    return int(4 * params * (3 + slots) + 2 * 4 * batch_size * activations)
 
 
 def free_bytes():
@@ -291,12 +291,13 @@ def _train_members(members, log):
                     for callback in member.callbacks:
                         callback.on_epoch_begin(epoch)
             logs = engine.epoch(active)
-            seconds = time.perf_counter() - start
+            trained = time.perf_counter()
             for member, on, member_logs in zip(members, active, logs, strict=True):
                 if on:
                     _end_epoch(member, epoch, member_logs, engine)
+            seconds = f"{trained - start:.1f} s training, {time.perf_counter() - trained:.1f} s"
             losses = [f"{lg['loss']:.4f}" for lg, on in zip(logs, active, strict=True) if on]
-            log(f"[population of {size}] epoch {epoch + 1}/{last} ({seconds:.1f} s): "
+            log(f"[population of {size}] epoch {epoch + 1}/{last} ({seconds} evaluating): "
                 f"{sum(active)} training, loss {' '.join(losses)}")  # fmt: skip
         epoch += 1
     for member in members:
@@ -350,9 +351,10 @@ def _array(value):
 class _Engine:
     """The stacked state of the members and the compiled steps that train it."""
 
-    def __init__(self, members):
+    def __init__(self, members, vectorize="vmap"):
         import jax.numpy as jnp
 
+        self.vectorize = vectorize
         self.members = members
         self.template = members[0].model
         self.optimizer = self.template.optimizer
@@ -431,10 +433,22 @@ class _Engine:
             hits = jnp.sum(jnp.asarray(hit_fn(y, y_pred), "float32"))
             return kept, loss, hits
 
+        def unrolled(state, x, y, lr, decay, active):
+            """The members one after another in one program (plain kernels, no batched
+            ones: faster than ``vmap`` where the backend's batched dots are slow)."""
+            outs = [
+                member_step(jax.tree.map(lambda a, k=k: a[k], state), x[k], y[k], lr[k],
+                            None if decay is None else decay[k], active[k])
+                for k in range(len(self.members))
+            ]  # fmt: skip
+            return jax.tree.map(lambda *a: jnp.stack(a), *outs)
+
+        each = jax.vmap(member_step) if self.vectorize == "vmap" else unrolled
+
         def steps(state, xs, ys, lrs, decay, active):
             def body(state, inputs):
                 x, y, lr = inputs
-                state, loss, hits = jax.vmap(member_step)(state, x, y, lr, decay, active)
+                state, loss, hits = each(state, x, y, lr, decay, active)
                 return state, (loss, hits)
 
             return jax.lax.scan(body, state, (xs, ys, lrs))
