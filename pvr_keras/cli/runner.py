@@ -54,14 +54,15 @@ def _needs_tensorflow(what):
     )
 
 
-def start(backend=None, *, input_source=None, kind=None):
+def start(backend=None, *, input_source=None, kind=None, run=None):
     """Prepares the process for a recipe's work, after its config is checked: the Keras
-    backend (the one named, else the measured-fastest: ``engines.choose``), TensorFlow
+    backend (the one named, else the measured-fastest for ``run``'s model on this machine:
+    ``engines.choose``, which may measure it first, in worker processes), TensorFlow
     imported without its C++ start-up lines (``TF_CPP_MIN_LOG_LEVEL`` below 2 keeps them),
     and one line saying which engine and input train and why. Returns the backend."""
     from pvr_keras import compat, engines
 
-    backend, why = engines.choose(backend)
+    backend, why = engines.choose(backend, run=run)
     os.environ["KERAS_BACKEND"] = backend
     have_tf = importlib.util.find_spec("tensorflow") is not None
     if have_tf:
@@ -267,7 +268,9 @@ class Recipe:
         check_out_folder(out, sweep=bool(parsed.axes), own=self.subruns)
         for one in parsed.runs()[:1] if parsed.axes else [run]:
             say_epochs(one)
-        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
+        # The engine is measured for the first run's model (a grid's first).
+        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
+                        run=run)  # fmt: skip
         run = run.replace(backend=backend)  # the config records the engine that trains
         from pvr_keras.training import distribute
         from pvr_keras.training.inputs import check_input, default_input
@@ -373,7 +376,8 @@ def run_sweep(
     make_out_folder(own.out)
     run = parsed.run
     if not started:
-        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind)
+        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
+                        run=run)  # fmt: skip
         parsed = dataclasses.replace(parsed, run=run.replace(backend=backend))
     from pvr_keras import sweeps
 
