@@ -131,8 +131,8 @@ def _measured(run, cache, measure_fn, say):
     return (
         best,
         (
-            f"none named; the fastest on this CPU for {found['family']}: {times} ms/step "
-            f"({where}: {found['cache']}){failed}"
+            f"none named; the fastest on this CPU for {found['family']}: {times} ms/step, "
+            f"{where} in {found['cache']}{failed}"
         ),
         figures,
     )

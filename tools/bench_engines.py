@@ -25,8 +25,22 @@ FLOPs are XLA's count of the training step (``cost_analysis`` of forward and bac
 the JAX worker). Printed per model and engine: median ms per step over the rounds (and the
 spread), examples per second, the fraction of the matmul rate achieved, and the winner.
 
-Every timing shares the machine with whatever else runs on it: the load average is printed
-with the table, and a quiet machine gives the fairest ratios.
+The ``recipe`` columns (token models; the engines the library trains on: ``tensorflow``,
+``tensorflow-xla``, ``jax``): after the rounds, each of those workers trains a real token
+recipe run (``training.runs.run`` into a temporary folder: ``--recipe-steps`` steps an epoch
+at the same batch, 3 epochs, the backend's default input, the library's steps per compiled
+call, the engine's XLA setting) and reports the median of its history's ``train_seconds``
+after the first epoch (which compiles) per step, printed beside the bare step with their
+ratio: the recipe's step is the engine's step when the ratio is about 1.
+
+The workers are ``pvr_keras.calibration.Worker`` processes running the step of
+``pvr_keras.training.timing`` (what the library's engine calibration times); a worker that
+dies (its pipe breaks, its output closes) is named in its rows ("failed: the torch worker
+exited (code N)") and the other rows still print.
+
+Every timing shares the machine with whatever else runs on it: the CPU (model name, vector
+units, cores) and the load average are printed with the table, and a quiet machine gives the
+fairest ratios.
 """
 
 import argparse
