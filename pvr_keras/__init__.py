@@ -11,7 +11,7 @@ text):
 - ``checks`` (the argument checks and limits every layer shares), ``errors``, ``files`` (the
   errors recipes report, files written whole), ``fields`` (config fields with help),
   ``compat`` (private third-party APIs), ``engines`` (which backend, input and XLA setting
-  train a run);
+  train a run), ``calibration`` (the backends timed on this machine, cached);
 - ``references`` (code found by ``"module:name"`` / ``"file.py:name"``, and when it may be
   imported), ``registry`` (models by name or reference), ``tasks`` (the rules, NumPy),
   ``hyperparams`` (a run's train section and the paper's settings of it);
@@ -36,7 +36,8 @@ import importlib
 __version__ = "0.1.0"  # the one version source (pyproject reads it)
 
 SUBPACKAGES = (
-    "analysis", "benchmarks", "checks", "cli", "data", "engines", "figures", "hyperparams",
+    "analysis", "benchmarks", "calibration", "checks", "cli", "data", "engines", "figures",
+    "hyperparams",
     "kinds", "legacy", "models", "references", "registry", "runconfig", "sweeps", "tasks",
     "testing", "training", "tuning",
 )  # fmt: skip

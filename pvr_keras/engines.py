@@ -1,14 +1,24 @@
 """Which engine trains a run: the Keras backend, its input and XLA, as measured fastest.
 
-``choose(backend)`` picks the backend before Keras is imported: the one named (``--backend``
-or ``KERAS_BACKEND`` always wins), else the measured-fastest for the platform:
+``choose(backend, run=run)`` picks the backend before Keras is imported: the one named
+(``--backend`` or ``KERAS_BACKEND`` always wins), else the measured-fastest:
 
-- a CPU: TensorFlow with tf.data input. ``tools/bench_engines.py`` on a 2-core CPU times it
-  fastest, or within noise of the fastest, on every model of the paper (against JAX: the
-  1/8-width MLP-Mixer 3.5-4.2x faster, ResNet18 2-2.4x, the Transformer 1.3-2x, the paper's
-  MLP within noise; README "Choosing the backend").
+- a CPU: the backend that trains the run's model fastest on *this* machine, measured by
+  ``calibration`` (a few training steps of the model at the run's width and batch on Keras
+  on TensorFlow and Keras on JAX, each in its own process, under a minute) the first time
+  the model trains here, and cached per CPU model, core count and framework versions
+  (``~/.cache/pvr_keras/engines.json``; ``$XDG_CACHE_HOME``, or ``$PVR_ENGINE_CACHE`` for
+  the file itself). CPUs differ: ``tools/bench_engines.py`` on a 2-core Zen 4 EPYC times
+  JAX fastest for the paper's MLP and TensorFlow-XLA 3.5x faster than JAX for the 1/8-width
+  MLP-Mixer; on a 2-core Zen 3 EPYC TensorFlow is the slowest engine for every token model
+  (README "Choosing the backend"). ``PVR_ENGINE=fixed`` (the test suite's setting) skips the
+  measurement: TensorFlow, the rule before measurement; ``PVR_ENGINE=tensorflow`` or ``jax``
+  names the backend as ``KERAS_BACKEND`` would.
 - an NVIDIA GPU with JAX's CUDA plugin installed: JAX with device input, the choice that
   ``tools/gpu_check.sh`` measures (until it measures otherwise).
+
+``choice()`` is the last choice of this process with its figures, which ``training.runs``
+writes into each run's record (``engine_choice``).
 
 ``jit_compile(model)`` is the XLA setting of a compiled model on TensorFlow, set by
 ``training.compile_model``: on a CPU, XLA for models without convolutions (the token and
@@ -22,7 +32,8 @@ import importlib.util
 import os
 import pathlib
 
-CPU_BACKEND = "tensorflow"
+CPU_BACKEND = "tensorflow"  # a CPU's backend when not measured
+CANDIDATES = ("tensorflow", "jax")  # the backends the library trains on
 GPU_BACKEND = "jax"
 CUDA_PLUGINS = ("jax_cuda12_plugin", "jax_cuda13_plugin")
 
@@ -33,27 +44,98 @@ def has_nvidia_gpu():
     return gpus.is_dir() and any(gpus.iterdir())
 
 
-def choose(backend=None, *, environ=None, gpu=None):
-    """``(backend, why)``: the Keras backend to train on and one line saying why.
+def choose(backend=None, *, environ=None, gpu=None, run=None, calibrate=None, cache=None,
+           measure_fn=None, say=None):  # fmt: skip
+    """``(backend, why)``: the Keras backend to train on and one line saying why (with the
+    measured ms per step of each candidate on a CPU). Also kept as ``choice()``.
 
     Args:
         backend: the backend the user named (``--backend``), or None.
-        environ: the environment to read ``KERAS_BACKEND`` from (default ``os.environ``).
+        environ: the environment to read ``KERAS_BACKEND`` and ``PVR_ENGINE`` from (default
+            ``os.environ``).
         gpu: whether an NVIDIA GPU is there (default: ``has_nvidia_gpu()``).
+        run: the ``runconfig.Run`` to train (its model, width, batch and metric are what is
+            measured on a CPU); None: not measured, the fixed rule.
+        calibrate: measure on a CPU (default: unless ``PVR_ENGINE=fixed``); False: the fixed
+            rule (TensorFlow).
+        cache, measure_fn, say: ``calibration.calibrated``'s ``path``, ``measure_fn`` and
+            ``say`` (tests).
     """
+    global _choice
+    backend, why, figures = _choose(backend, environ, gpu, run, calibrate, cache, measure_fn,
+                                    say)  # fmt: skip
+    _choice = {"backend": backend, "why": why, **figures}
+    return backend, why
+
+
+_choice = None
+
+
+def choice():
+    """The last ``choose`` of this process: ``{"backend", "why"}`` and, when measured,
+    ``ms_per_step``, ``cpu``, ``cores``, ``key``, ``family``, ``cached``; None before any."""
+    return None if _choice is None else dict(_choice)
+
+
+def _choose(backend, environ, gpu, run, calibrate, cache, measure_fn, say):
     environ = os.environ if environ is None else environ
     if backend:
-        return backend, "named by --backend"
+        return backend, "named by --backend", {}
     if environ.get("KERAS_BACKEND"):
-        return environ["KERAS_BACKEND"], "named by KERAS_BACKEND"
+        return environ["KERAS_BACKEND"], "named by KERAS_BACKEND", {}
+    fixed = environ.get("PVR_ENGINE", "").strip().lower()
+    if fixed in CANDIDATES:
+        return fixed, "named by PVR_ENGINE", {}
+    if fixed not in ("", "fixed", "measure"):
+        raise ValueError(f"PVR_ENGINE must be fixed, measure, tensorflow or jax; got {fixed!r}")
     gpu = has_nvidia_gpu() if gpu is None else gpu
     if gpu:
         if any(importlib.util.find_spec(p) is not None for p in CUDA_PLUGINS):
-            return GPU_BACKEND, "none named; the fastest measured on a GPU: tools/gpu_check.sh"
-        return CPU_BACKEND, (
-            "none named; a GPU is here but JAX has no CUDA plugin: pip install -e '.[jax-cuda]'"
+            return GPU_BACKEND, "none named; the fastest measured on a GPU: tools/gpu_check.sh", {}
+        return (
+            CPU_BACKEND,
+            ("none named; a GPU is here but JAX has no CUDA plugin: pip install -e '.[jax-cuda]'"),
+            {},
         )
-    return CPU_BACKEND, "none named; the fastest measured on a CPU: tools/bench_engines.py"
+    calibrate = fixed != "fixed" if calibrate is None else calibrate
+    if not calibrate or run is None:
+        return CPU_BACKEND, (
+            "none named; not measured" + (" (PVR_ENGINE=fixed)" if fixed == "fixed" else "")
+            + ": the fixed rule for a CPU"
+        ), {}  # fmt: skip
+    return _measured(run, cache, measure_fn, say)
+
+
+def _measured(run, cache, measure_fn, say):
+    from pvr_keras import calibration
+
+    have = calibration.candidates()
+    if len(have) < 2:
+        only = have[0] if have else CPU_BACKEND
+        return only, f"none named; {only} is the only backend installed here", {}
+    found = calibration.calibrated(
+        run.model, run.width, run.batch_size, arguments=run.model_arguments(),
+        metric=run.spec.metric, path=cache, measure_fn=measure_fn,
+        **({"say": say} if say else {}),
+    )  # fmt: skip
+    ms = found["ms_per_step"]
+    figures = {k: found[k] for k in ("ms_per_step", "cpu", "cores", "key", "family", "cached")}
+    if found["errors"]:
+        figures["errors"] = found["errors"]
+    times = ", ".join(f"{b} {v:.0f}" for b, v in sorted(ms.items(), key=lambda item: item[1]))
+    failed = "".join(f"; {b} failed: {e}" for b, e in found["errors"].items())
+    if not ms:
+        return CPU_BACKEND, f"none named; no backend could be measured{failed}", figures
+    best = min(ms, key=ms.get)
+    where = "cached" if found["cached"] else "just measured"
+    return (
+        best,
+        (
+            f"none named; the fastest on this CPU for {found['family']}: {times} ms/step, "
+            f"{where} in {found['cache']}{failed}"
+        ),
+        figures,
+    )
 
 
 def describe(backend, input_source, why):

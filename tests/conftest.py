@@ -14,6 +14,9 @@ import shutil
 import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# No recipe in a test (or the subprocesses it starts) measures the engines on its first run:
+# the fixed rule (engines.choose); tests of the measurement ask for it.
+os.environ.setdefault("PVR_ENGINE", "fixed")
 
 # JAX: one compilation cache for the test session and the recipes it starts in subprocesses
 # (they inherit the environment). Many tests build the same small models, so XLA compiles

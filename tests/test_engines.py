@@ -4,6 +4,7 @@ import keras
 import pytest
 
 from pvr_keras import engines, models
+from pvr_keras.runconfig import Run
 
 
 def test_a_named_backend_always_wins():
@@ -17,9 +18,74 @@ def test_a_named_backend_always_wins():
     )
 
 
-def test_none_named_a_cpu_trains_on_tensorflow():
-    backend, why = engines.choose(None, environ={}, gpu=False)
-    assert backend == "tensorflow" and "CPU" in why and "bench_engines" in why
+def test_not_measured_a_cpu_trains_on_tensorflow():
+    """The fixed rule: without a run to measure, with calibrate=False, or PVR_ENGINE=fixed
+    (the test suite's setting), nothing is measured."""
+    run = Run.make("token", model="mixer", width=0.125)
+    for kwargs in ({}, {"run": run, "calibrate": False},
+                   {"run": run, "environ": {"PVR_ENGINE": "fixed"}}):  # fmt: skip
+        backend, why = engines.choose(None, **{"environ": {}, **kwargs}, gpu=False,
+                                      measure_fn=_never)  # fmt: skip
+        assert backend == "tensorflow" and "not measured" in why and "CPU" in why, kwargs
+    assert engines.choose(None, environ={"PVR_ENGINE": "jax"}, gpu=False, run=run,
+                          measure_fn=_never) == ("jax", "named by PVR_ENGINE")  # fmt: skip
+    with pytest.raises(ValueError, match="PVR_ENGINE"):
+        engines.choose(None, environ={"PVR_ENGINE": "torch"}, gpu=False)
+
+
+def _never(*args, **kwargs):
+    raise AssertionError("measured")
+
+
+def _measured(ms, errors=None):
+    def measure(model, arguments, batch_size, metric="accuracy"):
+        measure.calls.append((model, arguments, batch_size, metric))
+        return dict(ms), dict(errors or {})
+
+    measure.calls = []
+    return measure
+
+
+@pytest.mark.parametrize("fastest", ["jax", "tensorflow"])
+def test_none_named_a_cpu_trains_on_the_backend_measured_fastest_for_the_model(tmp_path, fastest):
+    run = Run.make("token", model="mixer", width=0.125)
+    ms = {"tensorflow": 226.0, "jax": 786.0} if fastest == "tensorflow" else {
+        "tensorflow": 112.0, "jax": 48.0}  # fmt: skip
+    measure, lines = _measured(ms), []
+    backend, why = engines.choose(None, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+                                  measure_fn=measure, say=lines.append)  # fmt: skip
+    assert backend == fastest
+    assert measure.calls == [("mixer", run.model_arguments(), run.batch_size, "accuracy")]
+    for name, value in ms.items():
+        assert f"{name} {value:.0f}" in why
+    assert "mixer width 0.125 batch 1024" in why and "just measured" in why
+    choice = engines.choice()
+    assert choice["backend"] == fastest and choice["why"] == why
+    assert choice["ms_per_step"] == ms and choice["cpu"] and choice["key"]
+    # The second run of the model here reads the cache.
+    again = engines.choose(None, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+                           measure_fn=_never, say=lines.append)  # fmt: skip
+    assert again[0] == fastest and "cached" in again[1]
+
+
+def test_a_regression_model_is_measured_as_one(tmp_path):
+    run = Run.make("boolean")
+    measure = _measured({"tensorflow": 2.0, "jax": 1.0})
+    engines.choose(None, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+                   measure_fn=measure, say=print)  # fmt: skip
+    assert measure.calls[0][3] == run.spec.metric == "mse"
+
+
+def test_a_backend_that_fails_to_measure_is_named_and_the_other_trains(tmp_path):
+    run = Run.make("token")
+    measure = _measured({"tensorflow": 90.0}, {"jax": "the jax worker exited (code 1)"})
+    backend, why = engines.choose(None, environ={}, gpu=False, run=run, cache=tmp_path / "e",
+                                  measure_fn=measure, say=print)  # fmt: skip
+    assert backend == "tensorflow" and "jax failed: the jax worker exited (code 1)" in why
+    measure = _measured({}, {"jax": "x", "tensorflow": "y"})
+    backend, why = engines.choose(None, environ={}, gpu=False, run=run, cache=tmp_path / "e",
+                                  measure_fn=measure, say=print)  # fmt: skip
+    assert backend == "tensorflow" and "no backend could be measured" in why
 
 
 def test_none_named_a_gpu_trains_on_jax_where_jax_has_cuda(monkeypatch):

@@ -48,7 +48,7 @@ def test_private_apis_only_in_compat():
 # (pvr_keras/__init__.py and docs/extending.md document them, in this order; tests below
 # check it). Names that are not packages are modules.
 LAYERS = (
-    ("checks", "errors", "files", "fields", "compat", "engines"),
+    ("checks", "errors", "files", "fields", "compat", "engines", "calibration"),
     ("references", "registry", "tasks", "hyperparams"),
     ("kinds",),
     ("runconfig", "legacy"),

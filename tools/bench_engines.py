@@ -25,16 +25,28 @@ FLOPs are XLA's count of the training step (``cost_analysis`` of forward and bac
 the JAX worker). Printed per model and engine: median ms per step over the rounds (and the
 spread), examples per second, the fraction of the matmul rate achieved, and the winner.
 
-Every timing shares the machine with whatever else runs on it: the load average is printed
-with the table, and a quiet machine gives the fairest ratios.
+The ``recipe`` columns (token models; the engines the library trains on: ``tensorflow``,
+``tensorflow-xla``, ``jax``): after the rounds, each of those workers trains a real token
+recipe run (``training.runs.run`` into a temporary folder: ``--recipe-steps`` steps an epoch
+at the same batch, 3 epochs, the backend's default input, the library's steps per compiled
+call, the engine's XLA setting) and reports the median of its history's ``train_seconds``
+after the first epoch (which compiles) per step, printed beside the bare step with their
+ratio: the recipe's step is the engine's step when the ratio is about 1.
+
+The workers are ``pvr_keras.calibration.Worker`` processes running the step of
+``pvr_keras.training.timing`` (what the library's engine calibration times); a worker that
+dies (its pipe breaks, its output closes) is named in its rows ("failed: the torch worker
+exited (code N)") and the other rows still print.
+
+Every timing shares the machine with whatever else runs on it: the CPU (model name, vector
+units, cores) and the load average are printed with the table, and a quiet machine gives the
+fairest ratios.
 """
 
 import argparse
-import json
 import os
 import pathlib
 import statistics
-import subprocess
 import sys
 import time
 
@@ -47,6 +59,8 @@ BACKEND = {"tensorflow": "tensorflow", "tensorflow-xla": "tensorflow", "jax": "j
 BLOCK_SHAPE = (80, 80, 1)
 BLOCK_BATCH = 50
 TOKEN_BATCH = 1024
+RECIPE_ENGINES = ("tensorflow", "tensorflow-xla", "jax")  # the library trains on these
+RECIPE_EPOCHS = 3
 
 
 # ---- worker side: one engine per process -------------------------------------------------
@@ -75,37 +89,50 @@ def _keras_model(name, width):
 
 
 def _keras_stepper(engine, name, width, batch_size, steps):
-    """``() -> seconds`` of one ``fit`` call of ``steps`` steps on a Keras engine."""
+    """``() -> seconds`` of one ``fit`` call of ``steps`` steps on a Keras engine
+    (``training.timing.keras_stepper``, the step the library's calibration times)."""
     import keras
-    import numpy as np
 
     from pvr_keras.hyperparams import TOKEN, VISUAL
-    from pvr_keras.training.loop import compile_model
+    from pvr_keras.training import timing
 
     keras.utils.set_random_seed(0)
     model = _keras_model(name, width)
-    recipe = VISUAL if name == "resnet18" else TOKEN
-    # Keras on PyTorch runs one step per call (it refuses more).
-    per_call = 1 if engine == "torch" else steps
-    compile_model(model, recipe, batch_size * steps, steps_per_execution=per_call)
-    if engine == "tensorflow-xla":
-        model.jit_compile = True
-    elif engine == "tensorflow":
-        model.jit_compile = False
-    x, y = _batch(name, batch_size)
-    xs, ys = np.tile(x, (steps,) + (1,) * (x.ndim - 1)), np.tile(y, steps)
+    jit = {"tensorflow": False, "tensorflow-xla": True}.get(engine)
+    return timing.keras_stepper(
+        model, batch_size, steps, jit=jit, batch=(*_batch(name, batch_size), "accuracy"),
+        recipe=VISUAL if name == "resnet18" else TOKEN,
+    )  # fmt: skip
 
-    def call():
-        start = time.perf_counter()
-        history = model.fit(xs, ys, batch_size=batch_size, epochs=1, shuffle=False, verbose=0)
-        seconds = time.perf_counter() - start
-        if not np.isfinite(history.history["loss"][-1]):
-            raise FloatingPointError(f"{name} on {engine}: the loss is not finite")
-        return seconds
 
-    call.params = model.count_params()
-    call.model = model
-    return call
+def _recipe_step(engine, name, width, batch_size, steps_per_epoch, epochs=RECIPE_EPOCHS):
+    """Seconds per training step of a real token recipe run (``training.runs.run``: the
+    kind's streams and the input the backend takes by default, ``steps_per_epoch`` steps an
+    epoch, the library's steps per execution) on ``engine`` (its XLA setting), read from the
+    history's ``train_seconds`` of the epochs after the first (which compiles): the median.
+    Also returns the run's input and steps per execution."""
+    import statistics
+    import tempfile
+
+    from pvr_keras import engines
+    from pvr_keras.runconfig import Run
+    from pvr_keras.training import runs
+
+    if engine in ("tensorflow", "tensorflow-xla"):  # the bare step's XLA setting
+        engines.jit_compile = lambda model, xla=engine == "tensorflow-xla": xla
+    run = Run.make(
+        "token", model=name, width=width, num_examples=batch_size * steps_per_epoch,
+        test_examples=batch_size, train_eval_examples=batch_size, batch_size=batch_size,
+        epochs=epochs, min_steps=0,
+    )  # fmt: skip
+    with tempfile.TemporaryDirectory() as out:
+        record = runs.run(run, out, save_model=False)
+    seconds = record["history"]["train_seconds"][1:]
+    return {
+        "seconds": statistics.median(seconds) / record["steps_per_epoch"],
+        "input": record["input"],
+        "steps_per_execution": record["steps_per_execution"],
+    }
 
 
 def _pytorch_stepper(name, width, batch_size, steps):
@@ -158,63 +185,40 @@ def _step_flops(model, name, batch_size):
 
 
 def worker(engine):
-    """Answers one JSON line per command read from stdin (see ``Engine``)."""
-    if BACKEND[engine]:
-        os.environ["KERAS_BACKEND"] = BACKEND[engine]
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    if BACKEND[engine] in ("tensorflow", "torch"):
-        from pvr_keras import compat
+    """Answers one JSON line per command read from stdin (``calibration.serve``)."""
+    from pvr_keras import calibration
 
-        compat.import_tensorflow_quietly()
+    calibration.set_backend(BACKEND[engine])
     steppers = {}
-    for line in sys.stdin:
-        command = json.loads(line)
+
+    def answer(command):
+        if command.get("recipe"):
+            return _recipe_step(engine, command["model"], command["width"], command["batch"],
+                                command["recipe"])  # fmt: skip
         key = (command["model"], command["width"], command["batch"], command["steps"])
-        try:
-            if key not in steppers:
-                steppers.clear()  # one model at a time: free the last one's memory
-                if engine == "pytorch":
-                    steppers[key] = _pytorch_stepper(*key)
-                else:
-                    steppers[key] = _keras_stepper(engine, *key)
-            call = steppers[key]
-            if command.get("flops"):
-                answer = {"flops": _step_flops(call.model, command["model"], command["batch"])}
+        if key not in steppers:
+            steppers.clear()  # one model at a time: free the last one's memory
+            if engine == "pytorch":
+                steppers[key] = _pytorch_stepper(*key)
             else:
-                answer = {"seconds": call(), "params": call.params}
-        except Exception as error:  # noqa: BLE001 - the parent prints it in the table
-            answer = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"}
-        print(json.dumps(answer), flush=True)
+                steppers[key] = _keras_stepper(engine, *key)
+        call = steppers[key]
+        if command.get("flops"):
+            return {"flops": _step_flops(call.model, command["model"], command["batch"])}
+        return {"seconds": call(), "params": call.params}
+
+    calibration.serve(answer)
 
 
 # ---- parent side --------------------------------------------------------------------------
 
 
-class Engine:
-    """A worker process for one engine, asked for timings one line at a time."""
+def Engine(name, argv=None):
+    """A worker process for one engine (``calibration.Worker``): ``ask`` answers a timing,
+    or ``{"error": "the NAME worker exited (code N)"}`` once it has exited."""
+    from pvr_keras.calibration import Worker
 
-    def __init__(self, name):
-        self.name = name
-        self.process = subprocess.Popen(
-            [sys.executable, __file__, "--worker", name],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,  # start-up lines; a failure comes back as a line
-            text=True,
-            env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
-        )
-
-    def ask(self, **command):
-        self.process.stdin.write(json.dumps(command) + "\n")
-        self.process.stdin.flush()
-        line = self.process.stdout.readline()
-        if not line:
-            return {"error": f"the {self.name} worker exited ({self.process.wait()})"}
-        return json.loads(line)
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait()
+    return Worker(name, argv or [sys.executable, __file__, "--worker", name])
 
 
 def available_engines():
@@ -264,17 +268,39 @@ def bench_model(name, engines, args, rates):
             if jax_engine is not None and "jax" not in errors:
                 flops = jax_engine.ask(**command, flops=True).get("flops")
         print(f"  {name}: round {round_}/{args.rounds} done", file=sys.stderr, flush=True)
-    return dict(model=name, batch=batch, times=times, params=params, errors=errors, flops=flops)
+    recipe = {}
+    if name in TOKEN_MODELS and args.recipe_steps:
+        for engine in usable:
+            if engine.name in RECIPE_ENGINES and engine.name not in errors:
+                recipe[engine.name] = engine.ask(**command, recipe=args.recipe_steps)
+                print(f"  {name}: recipe on {engine.name} done", file=sys.stderr, flush=True)
+    return dict(model=name, batch=batch, times=times, params=params, errors=errors, flops=flops,
+                recipe=recipe)  # fmt: skip
 
 
-def print_table(rows, rate, load):
+def _recipe_cells(row, engine, medians):
+    """The recipe's ms per step and its ratio to the bare step of the same engine."""
+    answer = row.get("recipe", {}).get(engine)
+    if answer is None:
+        return ["", ""]
+    if "error" in answer:
+        return [f"failed: {answer['error']}", ""]
+    ms = 1e3 * answer["seconds"]
+    ratio = f"{answer['seconds'] / medians[engine]:.2f}" if engine in medians else ""
+    return [f"{ms:.0f} ({answer['input']}, {answer['steps_per_execution']} steps/call)", ratio]
+
+
+def print_table(rows, rate, load, cpu="unknown CPU"):
     print(
-        f"\nms per training step (median over rounds; range), examples/s, fraction of the "
-        f"matmul rate ({rate / 1e9:.0f} GFLOP/s, NumPy float32, measured in the same run); "
-        f"load average at the start {load[0]:.1f}, at the end {load[1]:.1f}\n"
+        f"\n{cpu}: ms per training step (median over rounds; range), examples/s, fraction of "
+        f"the matmul rate ({rate / 1e9:.0f} GFLOP/s, NumPy float32, measured in the same run); "
+        f"recipe: a token recipe run's ms per step (its history's train_seconds after the "
+        f"first epoch) and its ratio to the bare step; load average at the start "
+        f"{load[0]:.1f}, at the end {load[1]:.1f}\n"
     )
-    print("| model | params | batch | GFLOP/step | engine | ms/step | examples/s | of matmul |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| model | params | batch | GFLOP/step | engine | ms/step | examples/s | of matmul | "
+          "recipe ms/step | recipe / bare |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in rows:
         medians = {e: statistics.median(t) for e, t in row["times"].items() if t}
         best = min(medians, key=medians.get) if medians else None
@@ -289,6 +315,7 @@ def print_table(rows, rate, load):
                 mark = " **fastest**" if engine == best else ""
                 cells = [f"{ms:.0f} ({spread}){mark}", f"{row['batch'] / medians[engine]:,.0f}",
                          frac]  # fmt: skip
+            cells += _recipe_cells(row, engine, medians)
             params = f"{row['params'].get(engine, 0):,}"
             print(f"| {row['model']} | {params} | {row['batch']} | {gflop} | {engine} | "
                   + " | ".join(cells) + " |")  # fmt: skip
@@ -315,8 +342,12 @@ def parse_args(argv=None):
                         help="width of the Transformer and Mixer (1: the paper's)")  # fmt: skip
     parser.add_argument("--steps", type=int, default=3, help="training steps per timed call")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (after a warm-up)")
+    parser.add_argument("--recipe-steps", type=int, default=12,
+                        help="steps per epoch of the recipe run (0: no recipe row)")  # fmt: skip
     parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.recipe_steps < 0:
+        parser.error("--recipe-steps must be >= 0")
     for name in ("steps", "rounds"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be >= 1")
@@ -347,7 +378,10 @@ def main(argv=None):
         for engine in engines:
             engine.close()
     load.append(os.getloadavg()[0])
-    print_table(rows, statistics.median(rates), load)
+    from pvr_keras.calibration import cores, cpu_name, vector_units
+
+    cpu = f"{cpu_name()} ({vector_units()}, {cores()} cores)"
+    print_table(rows, statistics.median(rates), load, cpu)
     return rows
 
 

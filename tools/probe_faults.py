@@ -76,7 +76,7 @@ def _start(name, *args):
 
 def _history(folder):
     record = json.loads((folder / "record.json").read_text())
-    return {k: v for k, v in record["history"].items() if k != "epoch_seconds"}
+    return {k: v for k, v in record["history"].items() if not k.endswith("_seconds")}  # the timings
 
 
 def _digest(folder):

@@ -54,9 +54,10 @@ def _needs_tensorflow(what):
     )
 
 
-def start(backend=None, *, input_source=None, kind=None, population=1):
+def start(backend=None, *, input_source=None, kind=None, run=None, population=1):
     """Prepares the process for a recipe's work, after its config is checked: the Keras
-    backend (the one named, else the measured-fastest: ``engines.choose``; JAX for a
+    backend (the one named, else the measured-fastest for ``run``'s model on this machine:
+    ``engines.choose``, which may measure it first, in worker processes; JAX for a
     ``population`` above 1), TensorFlow imported without its C++ start-up lines
     (``TF_CPP_MIN_LOG_LEVEL`` below 2 keeps them), and one line saying which engine and input
     train and why. Returns the backend."""
@@ -65,7 +66,7 @@ def start(backend=None, *, input_source=None, kind=None, population=1):
     if population > 1:
         backend, why = _population_backend(backend, population)
     else:
-        backend, why = engines.choose(backend)
+        backend, why = engines.choose(backend, run=run)
     os.environ["KERAS_BACKEND"] = backend
     have_tf = importlib.util.find_spec("tensorflow") is not None
     if have_tf:
@@ -285,12 +286,9 @@ class Recipe:
         check_out_folder(out, sweep=bool(parsed.axes), own=self.subruns)
         for one in parsed.runs()[:1] if parsed.axes else [run]:
             say_epochs(one)
-        backend = start(
-            run.system.backend,
-            input_source=run.system.input,
-            kind=run.kind,
-            population=run.system.population if parsed.axes else 1,
-        )
+        # The engine is measured for the first run's model (a grid's first).
+        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
+                        run=run, population=run.system.population if parsed.axes else 1)  # fmt: skip
         run = run.replace(backend=backend)  # the config records the engine that trains
         from pvr_keras.training import distribute
         from pvr_keras.training.inputs import check_input, default_input
@@ -396,12 +394,8 @@ def run_sweep(
     check_task(lambda: sweeps_manifest_compatible(own.out))
     run = parsed.run
     if not started:
-        backend = start(
-            run.system.backend,
-            input_source=run.system.input,
-            kind=run.kind,
-            population=run.system.population,
-        )
+        backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
+                        run=run, population=run.system.population)  # fmt: skip
         parsed = dataclasses.replace(parsed, run=run.replace(backend=backend))
     if run.system.population > 1:  # a population too large for memory: before any file
         from pvr_keras.training import population

@@ -27,6 +27,13 @@ class EpochRecorder(keras.callbacks.Callback):
     and no ``TerminateOnNaN``, which reads the loss after every batch), so the device never
     waits for the host between steps: a loss that becomes NaN makes the epoch's mean loss
     NaN, and the run stops at the end of that epoch, recorded as NaN.
+
+    Each epoch's seconds are recorded whole (``epoch_seconds``) and in two parts:
+    ``train_seconds``, from the epoch's start until its last training step is done (read when
+    ``fit`` starts the validation, or at the epoch's end without one, after waiting for the
+    device: on JAX steps are dispatched asynchronously, so the optimizer's step count is read
+    back first), and ``eval_seconds``, the epoch's evaluations (validation, training
+    accuracy, test set).
     """
 
     def __init__(self, run, engine_callbacks=()):
@@ -36,6 +43,17 @@ class EpochRecorder(keras.callbacks.Callback):
 
     def on_epoch_begin(self, epoch, logs=None):
         self.t0 = time.perf_counter()
+        self.t_trained = None
+
+    def on_test_begin(self, logs=None):
+        # ``fit``'s validation (its own evaluations pass other callbacks): the steps are done.
+        if getattr(self, "t_trained", 0.0) is None:
+            self._trained()
+
+    def _trained(self):
+        """The time the epoch's training steps finished, after waiting for the device."""
+        keras.ops.convert_to_numpy(self.model.optimizer.iterations)  # blocks until computed
+        self.t_trained = time.perf_counter()
 
     def _evaluate(self, dataset):
         return self.model.evaluate(
@@ -45,6 +63,8 @@ class EpochRecorder(keras.callbacks.Callback):
     def on_epoch_end(self, epoch, logs=None):
         logs = logs if logs is not None else {}
         run = self.run
+        if getattr(self, "t_trained", 0.0) is None:  # no validation: the steps end here
+            self._trained()
         if not math.isfinite(float(logs.get("loss", 0.0))):
             run.saw_nan = True
             self.model.stop_training = True
@@ -66,7 +86,9 @@ class EpochRecorder(keras.callbacks.Callback):
             "epoch_seconds": time.perf_counter() - self.t0,
             "validation_loss": logs.get("val_loss"),
             "validation_accuracy": logs.get("val_accuracy"),
+            "train_seconds": self.t_trained - self.t0,
         }
+        row["eval_seconds"] = row["epoch_seconds"] - row["train_seconds"]
         records.pad_history(history)  # a run resumed from a record of fewer columns
         for key, value in row.items():
             history[key].append(None if value is None else float(value))

@@ -292,6 +292,8 @@ def start(run, build_model, distribution, population=None):
     # The engine of this start (a run may resume on another: its identity has no engine).
     engine = {"backend": keras.backend.backend(), "jit_compile": bool(model.jit_compile)}
     run.record.update(engine)
+    if "engine_choice" in options.extra:  # how this start's backend was chosen
+        run.record["engine_choice"] = options.extra["engine_choice"]
     run.record["starts"] = [*run.record.get("starts", []), {"epoch": initial_epoch, **engine}]
     run.record["steps_per_execution"] = options.steps_per_execution
     if population is not None:

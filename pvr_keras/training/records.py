@@ -38,9 +38,15 @@ HISTORY_COLUMNS = (
     "epoch_seconds",
     "validation_loss",
     "validation_accuracy",
+    "train_seconds",
+    "eval_seconds",
 )
 # Columns a record written before them lacks (read as empty: ``pad_history``).
-LATER_COLUMNS = ("validation_loss", "validation_accuracy")
+LATER_COLUMNS = ("validation_loss", "validation_accuracy", "train_seconds", "eval_seconds")
+# Wall-clock columns: the only ones that differ between two runs of the same config.
+# ``epoch_seconds`` is the whole epoch; ``train_seconds`` its training steps (the device
+# waited for); ``eval_seconds`` its evaluations (train_eval, test, validation).
+TIMING_COLUMNS = ("epoch_seconds", "train_seconds", "eval_seconds")
 
 
 def versions():

@@ -34,7 +34,8 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
             ``distribution``, the run's ``system.devices``.
 
     The record's ``config`` is the run's identity (``runconfig.identity``), its ``kind`` the
-    task kind, ``system`` how it ran (data dir, input asked for), and ``model_source`` /
+    task kind, ``system`` how it ran (data dir, input asked for), ``engine_choice`` how its
+    backend was chosen (``engines.choice``), and ``model_source`` /
     ``kind_source`` / ``aggregation_source`` the absolute path of a builder, kind or
     aggregation given by file.
     """
@@ -102,9 +103,24 @@ def train_arguments(run, out, *, input=None, title=None, save_model=True, verbos
             "kind": spec.name,
             **({"metric": spec.metric} if spec.metric != "accuracy" else {}),
             "system": dataclasses.asdict(run.system),
+            **engine_choice(),
             **sources(run),
         },  # fmt: skip
     )
+
+
+def engine_choice():
+    """``{"engine_choice": ...}``: how this process's backend was chosen (``engines.choice``:
+    named, or measured fastest here with each candidate's ms per step), if it chose the
+    backend Keras runs on; else nothing. Not part of the run's identity."""
+    import keras
+
+    from pvr_keras import engines
+
+    found = engines.choice()
+    if found is None or found["backend"] != keras.backend.backend():
+        return {}
+    return {"engine_choice": found}
 
 
 def sources(run):

@@ -127,6 +127,44 @@ def test_a_terminal_keeps_the_progress_bar():
 
 def test_a_record_written_before_the_validation_columns_still_writes_and_resumes():
     old = {c: [1.0] for c in records.HISTORY_COLUMNS if c not in records.LATER_COLUMNS}
-    assert records.history_csv(old).splitlines()[1].endswith(",,")
+    assert records.history_csv(old).splitlines()[1].endswith(",,,,")
     padded = records.pad_history(old)
     assert padded["validation_loss"] == [None] and padded["test_loss"] == [1.0]
+    assert padded["train_seconds"] == padded["eval_seconds"] == [None]
+
+
+class Clock(keras.callbacks.Callback):
+    """A fake clock for ``training.epochs`` that only moves when told: 1 s per training call,
+    100 s per validation batch (``fit``'s evaluation of the validation set)."""
+
+    def __init__(self):
+        super().__init__()
+        self.now, self.validation_batches = 0.0, []
+
+    def perf_counter(self):
+        return self.now
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.validation_batches.append(0)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.now += 1.0
+
+    def on_test_batch_end(self, batch, logs=None):
+        self.now += 100.0
+        self.validation_batches[-1] += 1
+
+
+def test_the_history_times_the_training_steps_and_the_evaluations_apart(tmp_path, monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(epochs, "time", clock)
+    record = _train(tmp_path / "run", [clock])
+    history = record["history"]
+    per_call = record["steps_per_execution"]
+    calls = record["steps_per_epoch"] // per_call
+    assert history["train_seconds"] == [float(calls)] * 2  # the steps, not the validation
+    assert history["eval_seconds"] == [100.0 * n for n in clock.validation_batches]
+    assert all(n > 0 for n in clock.validation_batches)
+    assert history["epoch_seconds"] == [
+        t + e for t, e in zip(history["train_seconds"], history["eval_seconds"], strict=True)
+    ]

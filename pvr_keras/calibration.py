@@ -1,0 +1,348 @@
+"""The engine a model trains fastest on, measured on this machine once and cached.
+
+``measure(model, width, batch_size)`` times a few training steps of the model on each
+candidate backend (Keras on TensorFlow, with the ``jit_compile`` that
+``engines.jit_compile`` gives it, and Keras on JAX), each in a worker process of its own (a
+Keras backend is fixed per process), started together, then timed in turns: ``ROUNDS``
+calls of ``STEPS`` steps each, the median kept, within ``BUDGET_S`` seconds after the
+workers are ready. ``calibrated(...)`` returns the cached figures of this machine for the
+model, measuring them first when the cache has none.
+
+The cache (``cache_path()``: ``$PVR_ENGINE_CACHE``, else ``$XDG_CACHE_HOME/pvr_keras/
+engines.json``, else ``~/.cache/pvr_keras/engines.json``) holds the figures per machine key
+(``machine()``: the CPU model name and vector units, its cores, the versions of keras,
+tensorflow, jax, jaxlib and numpy; another CPU or a new version measures again) and per model
+(its name, width and batch). It is read as untrusted JSON: a damaged, oversized or foreign file is
+ignored with a one-line note (and replaced by the next measurement), never executed; it is
+written whole (``files.write_text``).
+
+The worker machinery (``Worker`` and ``serve`` here, the timed step in
+``training.timing``, whose module each worker runs) is also what ``tools/bench_engines.py``
+times its engines with. Nothing here imports Keras or a framework.
+"""
+
+import contextlib
+import importlib.metadata
+import importlib.util
+import json
+import math
+import os
+import pathlib
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+from pvr_keras import files
+
+CANDIDATES = ("tensorflow", "jax")  # the backends the library trains on
+STEPS = 2  # training steps per timed call
+ROUNDS = 3  # timed calls per backend (after one that compiles)
+BUDGET_S = 40.0  # timed rounds stop after this (at least one is always taken)
+FORMAT = "pvr-keras/engine-calibration"
+FORMAT_VERSION = 1
+MAX_CACHE_BYTES = 1 << 20
+VERSIONED = ("keras", "tensorflow", "jax", "jaxlib", "numpy")
+PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[1]
+WORKER = "pvr_keras.training.timing"  # the worker's module: ``python -m WORKER BACKEND``
+
+
+# ---- the machine and its cache ------------------------------------------------------------
+
+
+def cpu_name(cpuinfo="/proc/cpuinfo"):
+    """The CPU's model name (``/proc/cpuinfo``; else ``platform``'s)."""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        for line in pathlib.Path(cpuinfo).read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name.strip() == "model name" and value.strip():
+                return value.strip()
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def vector_units(cpuinfo="/proc/cpuinfo"):
+    """The widest vector instructions the CPU has (``avx512``, ``avx2``, ``neon``, ...), from
+    its flags: a virtual machine may name a Zen 3 and a Zen 4 alike ("AMD EPYC")."""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        for line in pathlib.Path(cpuinfo).read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name.strip() in ("flags", "Features"):
+                flags = set(value.split())
+                for unit, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("avx", "avx"),
+                                   ("sve", "sve"), ("neon", "asimd")):  # fmt: skip
+                    if flag in flags:
+                        return unit
+                return "none"
+    return platform.machine() or "unknown"
+
+
+def cores():
+    """The cores this process may run on."""
+    with contextlib.suppress(AttributeError, OSError):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _version(name):
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def machine():
+    """What the figures depend on: ``{"cpu", "vector", "cores", "versions"}``."""
+    return {"cpu": cpu_name(), "vector": vector_units(), "cores": cores(),
+            "versions": {n: _version(n) for n in VERSIONED}}  # fmt: skip
+
+
+def machine_key(found):
+    """The cache key of a ``machine()``: one readable line."""
+    versions = ", ".join(f"{n} {v}" for n, v in found["versions"].items() if v)
+    return f"{found['cpu']} ({found['vector']}) | {found['cores']} cores | {versions}"
+
+
+def family(model, width, batch_size):
+    """The cache key of a model: its name (or builder reference), width and batch."""
+    return f"{model} width {width:g} batch {batch_size}"
+
+
+def cache_path(environ=None):
+    environ = os.environ if environ is None else environ
+    if environ.get("PVR_ENGINE_CACHE"):
+        return pathlib.Path(environ["PVR_ENGINE_CACHE"])
+    base = environ.get("XDG_CACHE_HOME") or str(pathlib.Path.home() / ".cache")
+    return pathlib.Path(base) / "pvr_keras" / "engines.json"
+
+
+def _figures(entry):
+    """``entry``'s ``{backend: ms}`` if it is one (positive finite numbers of known
+    backends), else None."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("ms_per_step"), dict):
+        return None
+    ms = entry["ms_per_step"]
+    if not ms or not all(
+        b in CANDIDATES
+        and isinstance(v, int | float)
+        and not isinstance(v, bool)
+        and math.isfinite(v)
+        and v > 0
+        for b, v in ms.items()
+    ):
+        return None
+    return {b: float(v) for b, v in ms.items()}
+
+
+def load(path, say=print):
+    """The cache at ``path`` as ``{machine key: {family: {"ms_per_step": ...}}}``: empty
+    when there is none, and when it is damaged or not a calibration cache (said in one
+    line). Entries that are not figures are dropped."""
+    path = pathlib.Path(path)
+    try:
+        if path.stat().st_size > MAX_CACHE_BYTES:
+            raise ValueError(f"larger than {MAX_CACHE_BYTES} bytes")
+        data = json.loads(path.read_bytes())
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} file")
+        if data.get("format_version") != FORMAT_VERSION or not isinstance(data.get("machines"),
+                                                                          dict):  # fmt: skip
+            raise ValueError(f"not a {FORMAT} v{FORMAT_VERSION} file")
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
+        reason = str(error).splitlines()[0][:100] if str(error) else type(error).__name__
+        say(f"engine cache {path} ignored ({reason}): measuring again")
+        return {}
+    found = {}
+    for key, families in data["machines"].items():
+        if isinstance(key, str) and isinstance(families, dict):
+            kept = {f: {"ms_per_step": _figures(e), **{k: e[k] for k in ("measured",)
+                                                        if isinstance(e.get(k), str)}}
+                    for f, e in families.items() if isinstance(f, str) and _figures(e)}  # fmt: skip
+            if kept:
+                found[key] = kept
+    return found
+
+
+def save(path, machines):
+    """Writes ``{machine key: {family: entry}}`` to ``path`` whole."""
+    data = {"format": FORMAT, "format_version": FORMAT_VERSION, "machines": machines}
+    files.write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def _say(line):
+    print(line, flush=True)
+
+
+def calibrated(model, width, batch_size, *, arguments=None, metric="accuracy", path=None,
+               measure_fn=None, say=_say):  # fmt: skip
+    """``{"ms_per_step", "cpu", "cores", "key", "family", "cache", "measured", "cached",
+    "errors"}`` of ``model`` (built with ``arguments``, trained for ``metric``) on this
+    machine: from the cache, else measured now (said in one line, with how long it took)
+    and cached when every candidate was measured."""
+    path = cache_path() if path is None else pathlib.Path(path)
+    found_machine = machine()
+    key, name = machine_key(found_machine), family(model, width, batch_size)
+    machines = load(path, say)
+    entry = machines.get(key, {}).get(name)
+    result = {"cpu": found_machine["cpu"], "cores": found_machine["cores"], "key": key,
+              "family": name, "cache": str(path)}  # fmt: skip
+    if entry is not None:
+        return {**result, **entry, "cached": True, "errors": {}}
+    say(f"engine: measuring {', '.join(candidates())} on this machine for {name} "
+        f"(once; cached in {path})")  # fmt: skip
+    start = time.perf_counter()
+    ms, errors = (measure_fn or measure)(model, arguments or {}, batch_size, metric=metric)
+    seconds = time.perf_counter() - start
+    say(f"engine: measured in {seconds:.0f} s: " + ", ".join(
+        [f"{b} {v:.0f} ms/step" for b, v in ms.items()]
+        + [f"{b} failed ({e})" for b, e in errors.items()]))  # fmt: skip
+    entry = {"ms_per_step": ms, "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    if ms and not errors:
+        machines.setdefault(key, {})[name] = entry
+        try:
+            save(path, machines)
+        except OSError as error:  # a read-only home: measured again next time
+            say(f"engine cache {path} not written ({error})")
+    return {**result, **entry, "cached": False, "errors": errors}
+
+
+def candidates():
+    """The candidate backends installed here."""
+    return [b for b in CANDIDATES if importlib.util.find_spec(b) is not None]
+
+
+# ---- the measurement ----------------------------------------------------------------------
+
+
+def measure(model, arguments, batch_size, *, metric="accuracy", backends=None, steps=STEPS,
+            rounds=ROUNDS, budget_s=BUDGET_S):  # fmt: skip
+    """``({backend: median ms per step}, {backend: error})`` of ``steps``-step ``fit`` calls
+    of ``model`` (built with ``arguments``) at ``batch_size``, one worker process per
+    backend (started together; their first call compiles), timed in turns."""
+    backends = list(backends or candidates())
+    command = dict(model=model, arguments=arguments, batch=batch_size, steps=steps,
+                   metric=metric)  # fmt: skip
+    workers = [Worker(b, [sys.executable, "-m", WORKER, b], env=_worker_env(b)) for b in backends]
+    times, errors = {b: [] for b in backends}, {}
+    try:
+        for worker in workers:  # every worker builds and compiles at once
+            worker.send(**command)
+        for worker in workers:
+            answer = worker.receive()
+            if "error" in answer:
+                errors[worker.name] = answer["error"]
+        deadline = time.perf_counter() + budget_s
+        for round_ in range(rounds):
+            if round_ and time.perf_counter() > deadline:
+                break
+            for worker in workers:
+                if worker.name not in errors:
+                    answer = worker.ask(**command)
+                    if "error" in answer:
+                        errors[worker.name] = answer["error"]
+                    else:
+                        times[worker.name].append(answer["seconds"] / steps)
+    finally:
+        for worker in workers:
+            worker.close()
+    ms = {b: 1e3 * statistics.median(t) for b, t in times.items() if t and b not in errors}
+    return ms, errors
+
+
+def _worker_env(backend=None):
+    """The environment of a worker: this one, with this package importable (and
+    ``KERAS_BACKEND`` set to ``backend``, if given)."""
+    paths = [str(PACKAGE_ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": os.pathsep.join(paths)}
+    if backend:
+        env["KERAS_BACKEND"] = backend
+    return env
+
+
+class Worker:
+    """A worker process (``argv``, serving ``serve``'s protocol), asked one JSON line at a
+    time. A worker that has exited answers ``{"error": "the NAME worker exited (code N)"}``
+    to every later question, whether its stdin or its stdout closed first."""
+
+    def __init__(self, name, argv, env=None):
+        self.name = name
+        self.process = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # start-up lines; a failure comes back as a line
+            text=True,
+            env=_worker_env() if env is None else env,
+        )
+        self.dead = None
+
+    def _exited(self):
+        if self.dead is None:
+            with contextlib.suppress(OSError):
+                self.process.stdin.close()
+            try:
+                code = self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                code = self.process.wait()
+            self.dead = {"error": f"the {self.name} worker exited (code {code})"}
+        return self.dead
+
+    def send(self, **command):
+        if self.dead is None:
+            try:
+                self.process.stdin.write(json.dumps(command) + "\n")
+                self.process.stdin.flush()
+            except OSError:  # BrokenPipeError: it has exited
+                self._exited()
+
+    def receive(self):
+        if self.dead is not None:
+            return self.dead
+        try:
+            line = self.process.stdout.readline()
+            answer = json.loads(line) if line else None
+        except (OSError, ValueError):
+            answer = None
+        if not isinstance(answer, dict):
+            return self._exited()
+        return answer
+
+    def ask(self, **command):
+        self.send(**command)
+        return self.receive()
+
+    def close(self):
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def set_backend(backend):
+    """In a worker, before Keras is imported: ``backend`` and quiet TensorFlow."""
+    if backend:
+        os.environ["KERAS_BACKEND"] = backend
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if backend in ("tensorflow", "torch"):
+        from pvr_keras import compat
+
+        compat.import_tensorflow_quietly()
+
+
+def serve(answer, stdin=None, stdout=None):
+    """The worker's loop: one JSON line ``answer(command)`` per JSON line read; an exception
+    is answered as ``{"error": "Type: first line"}``."""
+    stdout = stdout or sys.stdout
+    for line in stdin or sys.stdin:
+        try:
+            reply = answer(json.loads(line))
+        except Exception as error:  # noqa: BLE001 - the parent reports it
+            reply = {"error": f"{type(error).__name__}: {str(error).splitlines()[0][:120]}"
+                     if str(error) else type(error).__name__}  # fmt: skip
+        print(json.dumps(reply), file=stdout, flush=True)

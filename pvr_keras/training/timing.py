@@ -1,0 +1,106 @@
+"""A training step timed in a worker process: what ``calibration`` measures each backend
+with (``python -m pvr_keras.training.timing BACKEND``, ``KERAS_BACKEND`` set by the parent),
+and ``tools/bench_engines.py`` its engines."""
+
+import json
+import sys
+import time
+
+from pvr_keras import calibration
+
+
+def random_batch(model, batch_size, metric="accuracy", seed=0):
+    """``(x, y, metric)``: a batch of random inputs of the shape and type ``model`` takes
+    (tokens below its first embedding's vocabulary; numbers in [-1, 1)), and labels of its
+    classes (numbers for ``"mse"``). Values do not change a step's time."""
+    import keras
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    spec = model.inputs[0]
+    shape = (batch_size, *spec.shape[1:])
+    if None in shape:
+        raise ValueError(f"the model takes inputs of shape {tuple(spec.shape)}: not timed")
+    if "int" in str(spec.dtype):
+        embeddings = [
+            la for la in model._flatten_layers() if isinstance(la, keras.layers.Embedding)
+        ]
+        vocab = embeddings[0].input_dim if embeddings else 2
+        x = rng.integers(0, vocab, shape).astype(str(spec.dtype))
+    else:
+        x = rng.uniform(-1, 1, shape).astype("float32")
+    if metric == "mse":
+        return x, rng.uniform(-1, 1, (batch_size, 1)).astype("float32"), metric
+    classes = model.outputs[0].shape[-1]
+    return x, rng.integers(0, classes, batch_size).astype("int32"), metric
+
+
+def _tuples(value):
+    """JSON's lists as the tuples builders take."""
+    if isinstance(value, list):
+        return tuple(_tuples(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    return value
+
+
+def keras_stepper(model, batch_size, steps, *, jit=None, batch=None, recipe=None,
+                  metric="accuracy"):  # fmt: skip
+    """``() -> seconds`` of one ``fit`` call of ``steps`` training steps of ``model``
+    (compiled by ``training.compile_model`` with ``recipe``, default the token recipe's
+    optimizer, so XLA as ``engines.jit_compile`` sets it unless ``jit`` is given), on
+    ``batch`` (default ``random_batch``)."""
+    import keras
+    import numpy as np
+
+    from pvr_keras.hyperparams import TOKEN
+    from pvr_keras.training.compiling import compile_model
+
+    x, y, metric = batch if batch is not None else random_batch(model, batch_size, metric)
+    # Keras on PyTorch runs one step per call (it refuses more).
+    per_call = 1 if keras.backend.backend() == "torch" else steps
+    compile_model(model, recipe or TOKEN, batch_size * steps, metric, steps_per_execution=per_call)
+    if jit is not None:
+        model.jit_compile = jit
+    xs, ys = np.tile(x, (steps,) + (1,) * (x.ndim - 1)), np.tile(y, (steps,) + (1,) * (y.ndim - 1))
+
+    def call():
+        start = time.perf_counter()
+        history = model.fit(xs, ys, batch_size=batch_size, epochs=1, shuffle=False, verbose=0)
+        seconds = time.perf_counter() - start
+        if not np.isfinite(history.history["loss"][-1]):
+            raise FloatingPointError(f"{model.name}: the loss is not finite")
+        return seconds
+
+    call.params = model.count_params()
+    call.model = model
+    return call
+
+
+def worker(backend):
+    """Serves ``calibration.measure``'s commands (one model at a time) on ``backend``."""
+    calibration.set_backend(backend)
+    steppers = {}
+
+    def answer(command):
+        key = json.dumps(command, sort_keys=True)
+        if key not in steppers:
+            import keras
+
+            from pvr_keras import models
+
+            steppers.clear()
+            keras.utils.set_random_seed(0)
+            model = models.get(command["model"], **_tuples(command["arguments"]))
+            steppers[key] = keras_stepper(model, command["batch"], command["steps"],
+                                          metric=command["metric"])  # fmt: skip
+        return {"seconds": steppers[key](), "params": steppers[key].params}
+
+    calibration.serve(answer)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 2 and sys.argv[1] in calibration.CANDIDATES:
+        worker(sys.argv[1])
+    else:
+        sys.exit("usage: python -m pvr_keras.training.timing {tensorflow,jax}")
