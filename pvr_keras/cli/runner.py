@@ -287,8 +287,9 @@ class Recipe:
         for one in parsed.runs()[:1] if parsed.axes else [run]:
             say_epochs(one)
         # The engine is measured for the first run's model (a grid's first).
+        size = run.system.population if parsed.axes else 1
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
-                        run=run, population=run.system.population if parsed.axes else 1)  # fmt: skip
+                        run=run, population=size)  # fmt: skip
         run = run.replace(backend=backend)  # the config records the engine that trains
         from pvr_keras.training import distribute
         from pvr_keras.training.inputs import check_input, default_input
