@@ -349,111 +349,21 @@ def _array(value):
 
 
 class _Engine:
-    """The stacked state of the members and the compiled steps that train it."""
+    """The members' stacked state (``stacked.Stack``) and their epochs: batches, learning
+    rates and the calls of an epoch."""
 
     def __init__(self, members, vectorize="vmap"):
-        import jax.numpy as jnp
+        from pvr_keras.training.stacked import Stack
 
-        self.vectorize = vectorize
         self.members = members
-        self.template = members[0].model
-        self.optimizer = self.template.optimizer
+        self.stack = Stack([m.model for m in members], members[0].run.data.metric, vectorize)
         for member in members:
-            optimizer = member.model.optimizer
-            if not optimizer.built:
-                optimizer.build(member.model.trainable_variables)
-            member.iteration = int(np.asarray(optimizer.iterations.value))
+            member.iteration = int(np.asarray(member.model.optimizer.iterations.value))
             member.batches = _Batches(member.run.data.make_train(member.first_epoch))
-        self.groups = ("trainable_variables", "non_trainable_variables")
-        shapes = [self._shapes(m.model) for m in members]
-        if any(s != shapes[0] for s in shapes):
-            raise ConfigError("the members of a population must have models of one shape")
-        self.state = (
-            [jnp.stack([m.model.trainable_variables[i].value for m in members])
-             for i in range(len(self.template.trainable_variables))],
-            [jnp.stack([m.model.non_trainable_variables[i].value for m in members])
-             for i in range(len(self.template.non_trainable_variables))],
-            [jnp.stack([m.model.optimizer.variables[i].value for m in members])
-             for i in range(len(self.optimizer.variables))],
-        )  # fmt: skip
-        decays = [m.model.optimizer.weight_decay for m in members]
-        self.decay = None if all(d is None for d in decays) else jnp.asarray(
-            [float(d or 0.0) for d in decays], "float32")  # fmt: skip
         recipe = members[0].run.options.recipe
         self.steps = recipe.steps_per_epoch(members[0].run.data.num_examples)
         self.num_examples = members[0].run.data.num_examples
         self.batch_size = recipe.batch_size
-        self.metric = members[0].run.data.metric
-        self._compiled = {}
-
-    @staticmethod
-    def _shapes(model):
-        return [
-            [tuple(v.shape) for v in model.trainable_variables],
-            [tuple(v.shape) for v in model.non_trainable_variables],
-            [tuple(v.shape) for v in model.optimizer.variables],
-        ]
-
-    def _step_function(self):
-        import jax
-        import jax.numpy as jnp
-
-        from pvr_keras.training.compiling import loss_and_metric, within_half
-
-        model, optimizer = self.template, self.optimizer
-        loss_fn, _ = loss_and_metric(self.metric)
-        if self.metric == "mse":
-            hit_fn = within_half
-        else:
-            import keras
-
-            hit_fn = keras.metrics.sparse_categorical_accuracy
-
-        def member_step(state, x, y, lr, decay, active):
-            trainable, non_trainable, optimizer_state = state
-
-            def loss_of(trainable):
-                y_pred, new_non_trainable, losses = model.stateless_call(
-                    trainable, non_trainable, x, training=True, return_losses=True
-                )
-                loss = loss_fn(y, y_pred)
-                for extra in losses:
-                    loss = loss + extra
-                return loss, (y_pred, new_non_trainable)
-
-            (loss, (y_pred, new_non_trainable)), grads = jax.value_and_grad(loss_of, has_aux=True)(
-                trainable
-            )
-            with _hyperparameters(optimizer, lr, decay):
-                new_trainable, new_optimizer = optimizer.stateless_apply(
-                    optimizer_state, grads, trainable
-                )
-            new = (new_trainable, new_non_trainable, new_optimizer)
-            kept = jax.tree.map(lambda n, o: jnp.where(active, n, o), new, state)
-            hits = jnp.sum(jnp.asarray(hit_fn(y, y_pred), "float32"))
-            return kept, loss, hits
-
-        def unrolled(state, x, y, lr, decay, active):
-            """The members one after another in one program (plain kernels, no batched
-            ones: faster than ``vmap`` where the backend's batched dots are slow)."""
-            outs = [
-                member_step(jax.tree.map(lambda a, k=k: a[k], state), x[k], y[k], lr[k],
-                            None if decay is None else decay[k], active[k])
-                for k in range(len(self.members))
-            ]  # fmt: skip
-            return jax.tree.map(lambda *a: jnp.stack(a), *outs)
-
-        each = jax.vmap(member_step) if self.vectorize == "vmap" else unrolled
-
-        def steps(state, xs, ys, lrs, decay, active):
-            def body(state, inputs):
-                x, y, lr = inputs
-                state, loss, hits = each(state, x, y, lr, decay, active)
-                return state, (loss, hits)
-
-            return jax.lax.scan(body, state, (xs, ys, lrs))
-
-        return jax.jit(steps, donate_argnums=0)
 
     def _learning_rates(self, member, count):
         """The member's learning rate at each of its next ``count`` steps, as its optimizer
@@ -487,19 +397,13 @@ class _Engine:
         ``accuracy``: the epoch's means, as Keras reports them; None for the others)."""
         import jax.numpy as jnp
 
-        if "steps" not in self._compiled:
-            self._compiled["steps"] = self._step_function()
-        steps = self._compiled["steps"]
-        mask = jnp.asarray(active)
         rates = [self._learning_rates(m, self.steps) if on else np.zeros(self.steps, "float32")
                  for m, on in zip(self.members, active, strict=True)]  # fmt: skip
         rates = np.stack(rates, axis=1)  # (steps, members)
-        decay = self.decay
         losses, hits, weights = [], [], []
         for first, count in self._chunks():
             xs, ys = self._batches(active, count)
-            lrs = jnp.asarray(rates[first : first + count])
-            self.state, (loss, hit) = steps(self.state, xs, ys, lrs, decay, mask)
+            loss, hit = self.stack.steps(xs, ys, rates[first : first + count], active)
             n = ys.shape[2]
             losses.append(jnp.sum(loss, axis=0) * n)
             hits.append(jnp.sum(hit, axis=0))
@@ -533,27 +437,4 @@ class _Engine:
 
     def write_back(self, member):
         """The member's slice of the stacked state into its own Keras model and optimizer."""
-        k = self.members.index(member)
-        trainable, non_trainable, optimizer_state = self.state
-        model = member.model
-        for variable, values in zip(model.trainable_variables, trainable, strict=True):
-            variable.assign(values[k])
-        for variable, values in zip(model.non_trainable_variables, non_trainable, strict=True):
-            variable.assign(values[k])
-        for variable, values in zip(model.optimizer.variables, optimizer_state, strict=True):
-            variable.assign(values[k])
-
-
-@contextlib.contextmanager
-def _hyperparameters(optimizer, learning_rate, weight_decay):
-    """The member's learning rate (and weight decay) in the shared optimizer while its update
-    is traced: Keras reads ``_learning_rate`` (a schedule, a variable or a number) and
-    ``weight_decay`` when it applies the gradients."""
-    saved = optimizer._learning_rate, optimizer.weight_decay
-    optimizer._learning_rate = learning_rate
-    if weight_decay is not None:
-        optimizer.weight_decay = weight_decay
-    try:
-        yield
-    finally:
-        optimizer._learning_rate, optimizer.weight_decay = saved
+        self.stack.write_back(self.members.index(member))
