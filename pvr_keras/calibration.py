@@ -38,6 +38,7 @@ from pvr_keras import files
 
 CANDIDATES = ("tensorflow", "jax")  # the backends the library trains on
 STEPS = 2  # training steps per timed call
+STEPS_PER_POPULATION_CALL = 4  # a population's steps per timed call (a lax.scan)
 ROUNDS = 3  # timed calls per backend (after one that compiles)
 BUDGET_S = 40.0  # timed rounds stop after this (at least one is always taken)
 FORMAT = "pvr-keras/engine-calibration"
@@ -103,9 +104,11 @@ def machine_key(found):
     return f"{found['cpu']} ({found['vector']}) | {found['cores']} cores | {versions}"
 
 
-def family(model, width, batch_size):
-    """The cache key of a model: its name (or builder reference), width and batch."""
-    return f"{model} width {width:g} batch {batch_size}"
+def family(model, width, batch_size, population=1):
+    """The cache key of a model: its name (or builder reference), width and batch (and the
+    size of a population: its figure is JAX's time per member's step)."""
+    name = f"{model} width {width:g} batch {batch_size}"
+    return name if population == 1 else f"{name} population {population}"
 
 
 def cache_path(environ=None):
@@ -176,24 +179,27 @@ def _say(line):
 
 
 def calibrated(model, width, batch_size, *, arguments=None, metric="accuracy", path=None,
-               measure_fn=None, say=_say):  # fmt: skip
+               measure_fn=None, say=_say, population=1):  # fmt: skip
     """``{"ms_per_step", "cpu", "cores", "key", "family", "cache", "measured", "cached",
     "errors"}`` of ``model`` (built with ``arguments``, trained for ``metric``) on this
     machine: from the cache, else measured now (said in one line, with how long it took)
     and cached when every candidate was measured."""
     path = cache_path() if path is None else pathlib.Path(path)
     found_machine = machine()
-    key, name = machine_key(found_machine), family(model, width, batch_size)
+    key, name = machine_key(found_machine), family(model, width, batch_size, population)
     machines = load(path, say)
     entry = machines.get(key, {}).get(name)
     result = {"cpu": found_machine["cpu"], "cores": found_machine["cores"], "key": key,
               "family": name, "cache": str(path)}  # fmt: skip
     if entry is not None:
         return {**result, **entry, "cached": True, "errors": {}}
-    say(f"engine: measuring {', '.join(candidates())} on this machine for {name} "
+    which = candidates() if population == 1 else ["jax"]
+    say(f"engine: measuring {', '.join(which)} on this machine for {name} "
         f"(once; cached in {path})")  # fmt: skip
     start = time.perf_counter()
-    ms, errors = (measure_fn or measure)(model, arguments or {}, batch_size, metric=metric)
+    more = {} if population == 1 else {"backends": which, "population": population}
+    ms, errors = (measure_fn or measure)(model, arguments or {}, batch_size, metric=metric,
+                                         **more)  # fmt: skip
     seconds = time.perf_counter() - start
     say(f"engine: measured in {seconds:.0f} s: " + ", ".join(
         [f"{b} {v:.0f} ms/step" for b, v in ms.items()]
@@ -217,13 +223,20 @@ def candidates():
 
 
 def measure(model, arguments, batch_size, *, metric="accuracy", backends=None, steps=STEPS,
-            rounds=ROUNDS, budget_s=BUDGET_S):  # fmt: skip
+            rounds=ROUNDS, budget_s=BUDGET_S, population=1):  # fmt: skip
     """``({backend: median ms per step}, {backend: error})`` of ``steps``-step ``fit`` calls
     of ``model`` (built with ``arguments``) at ``batch_size``, one worker process per
-    backend (started together; their first call compiles), timed in turns."""
+    backend (started together; their first call compiles), timed in turns. With a
+    ``population`` above 1 (JAX only): the ms per member's step of a population of that
+    size (``training.stacked``), ``STEPS_PER_POPULATION_CALL`` steps a call."""
     backends = list(backends or candidates())
     command = dict(model=model, arguments=arguments, batch=batch_size, steps=steps,
                    metric=metric)  # fmt: skip
+    if population > 1:
+        if backends != ["jax"]:
+            raise ValueError(f"a population is measured on jax only; received {backends}")
+        steps = STEPS_PER_POPULATION_CALL
+        command.update(population=population, steps=steps)
     workers = [Worker(b, [sys.executable, "-m", WORKER, b], env=_worker_env(b)) for b in backends]
     times, errors = {b: [] for b in backends}, {}
     try:

@@ -138,6 +138,65 @@ def _measured(run, cache, measure_fn, say):
     )
 
 
+def choose_population(size, backend=None, *, environ=None, gpu=None, run=None,
+                      calibrate=None, cache=None, measure_fn=None, say=None):  # fmt: skip
+    """``(backend, why, size)`` of a grid asked to train in populations of ``size``: JAX and
+    ``size`` when the backend is named jax, on a GPU, unmeasured (``PVR_ENGINE``), or when a
+    population of ``size`` measures faster per run-step on this CPU than the fastest engine
+    alone; else that engine and 1 (the grid trains one run after another, and ``why`` says
+    so). Also kept as ``choice()`` (with ``population``). Arguments as ``choose``.
+
+    Raises:
+        ValueError: another backend than jax was named.
+    """
+    global _choice
+    environ = os.environ if environ is None else environ
+    named = backend or environ.get("KERAS_BACKEND")
+    if named not in (None, "", "jax"):
+        where = "--backend" if backend else "KERAS_BACKEND"
+        raise ValueError(
+            f"--population {size} trains its runs as one JAX program; {where} names {named}: "
+            f"give --backend jax, or --population 1 to train one run after another"
+        )
+    fixed = environ.get("PVR_ENGINE", "").strip().lower()
+    gpu = has_nvidia_gpu() if gpu is None else gpu
+    calibrate = fixed not in ("fixed", *CANDIDATES) if calibrate is None else calibrate
+    figures = {}
+    if named or gpu or not calibrate or run is None:
+        how = "named" if named else "on a GPU" if gpu else "not measured"
+        result = "jax", f"--population {size}: a population trains on JAX ({how})", size
+    else:
+        result, figures = _population_measured(size, run, cache, measure_fn, say)
+    _choice = {"backend": result[0], "why": result[1], "population": result[2], **figures}
+    return result
+
+
+def _population_measured(size, run, cache, measure_fn, say):
+    """``((backend, why, size), figures)``: a population of ``size`` against the fastest
+    engine alone, both measured (and cached) on this CPU for ``run``'s model."""
+    from pvr_keras import calibration
+
+    common = dict(arguments=run.model_arguments(), metric=run.spec.metric, path=cache,
+                  measure_fn=measure_fn, **({"say": say} if say else {}))  # fmt: skip
+    alone = calibration.calibrated(run.model, run.width, run.batch_size, **common)
+    together = calibration.calibrated(run.model, run.width, run.batch_size, population=size,
+                                      **common)  # fmt: skip
+    ms = dict(alone["ms_per_step"])
+    pop = together["ms_per_step"].get("jax")
+    figures = {"ms_per_step": ms, "population_ms_per_step": pop,
+               **{k: alone[k] for k in ("cpu", "cores", "key", "family", "cached")}}  # fmt: skip
+    if pop is None or not ms:
+        return ("jax", f"--population {size}: a population trains on JAX (not measured: "
+                f"{together['errors'] or alone['errors']})", size), figures  # fmt: skip
+    best = min(ms, key=ms.get)
+    line = (f"a population of {size} measured {pop:.0f} ms per run's step on this CPU, "
+            f"{best} alone {ms[best]:.0f} ms, for {alone['family']}")  # fmt: skip
+    if pop < ms[best]:
+        return ("jax", f"--population {size}: {line}", size), figures
+    return (best, f"--population {size} not used: {line}; the grid trains one run after "
+            f"another on {best}", 1), figures  # fmt: skip
+
+
 def describe(backend, input_source, why):
     """The one line a recipe prints about its engine."""
     return f"engine: Keras on {backend} with {input_source} input ({why})"

@@ -64,7 +64,9 @@ def start(backend=None, *, input_source=None, kind=None, run=None, population=1)
     from pvr_keras import compat, engines
 
     if population > 1:
-        backend, why = _population_backend(backend, population)
+        backend, why, population = check_task(
+            lambda: engines.choose_population(population, backend, run=run)
+        )
     else:
         backend, why = engines.choose(backend, run=run)
     os.environ["KERAS_BACKEND"] = backend
@@ -82,16 +84,13 @@ def start(backend=None, *, input_source=None, kind=None, run=None, population=1)
     return backend
 
 
-def _population_backend(backend, population):
-    """``(backend, why)`` of a population: JAX, unless another backend was named."""
-    named = backend or os.environ.get("KERAS_BACKEND")
-    if named not in (None, "", "jax"):
-        where = "--backend" if backend else "KERAS_BACKEND"
-        raise ConfigError(
-            f"--population {population} trains its runs as one JAX program; {where} names "
-            f"{named}: give --backend jax, or --population 1 to train one run after another"
-        )
-    return "jax", f"--population {population}: a population trains on JAX"
+def population_size(asked):
+    """The population size a grid trains with: ``asked`` (``--population``), or 1 where
+    ``start`` measured a population slower than one run after another on this machine."""
+    from pvr_keras import engines
+
+    chosen = engines.choice() or {}
+    return chosen.get("population", asked) if asked > 1 else 1
 
 
 def callbacks(tensorboard, out):
@@ -290,14 +289,16 @@ class Recipe:
         size = run.system.population if parsed.axes else 1
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
                         run=run, population=size)  # fmt: skip
-        run = run.replace(backend=backend)  # the config records the engine that trains
+        # The config records the engine that trains (and the population it trains in).
+        engine = {"backend": backend, "population": population_size(size)}
+        run = run.replace(**engine)
         from pvr_keras.training import distribute
         from pvr_keras.training.inputs import check_input, default_input
 
         source = check_task(lambda: check_input(run.system.input or default_input(run.kind)))
         # First: a multi-host engine (TF_CONFIG, KERAS_DISTRIBUTION_*) must start before any op.
         placement = distribute.setup(run.system.devices)
-        runs = [r.replace(backend=backend) for r in parsed.runs()]
+        runs = [r.replace(**engine) for r in parsed.runs()]
         if self.check_model:
             from pvr_keras.training.runs import check_model
 
@@ -397,11 +398,15 @@ def run_sweep(
     if not started:
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
                         run=run, population=run.system.population)  # fmt: skip
-        parsed = dataclasses.replace(parsed, run=run.replace(backend=backend))
-    if run.system.population > 1:  # a population too large for memory: before any file
+        engine = {"backend": backend, "population": population_size(run.system.population)}
+        run = run.replace(**engine)
+        parsed = dataclasses.replace(parsed, run=run)
+        runs = [one.replace(**engine) for one in runs]
+    size = population_size(run.system.population)
+    if size > 1:  # a population too large for memory: refused before any file is written
         from pvr_keras.training import population
 
-        check_task(lambda: population.check_grid(runs, run.system.population))
+        check_task(lambda: population.check_grid(runs, size))
     make_out_folder(own.out)
     from pvr_keras import sweeps
 
@@ -421,7 +426,7 @@ def run_sweep(
     summary = sweeps.run_sweep(
         runs, own.out, name=name, figure=figure, shard_index=shard_index,
         shard_count=shard_count, claims=getattr(own, "claims", True),
-        population=run.system.population, **({"trainer": trainer} if trainer else {}),
+        population=size, **({"trainer": trainer} if trainer else {}),
     )  # fmt: skip
     if summary["busy"]:
         print(f"[{name}] {len(summary['busy'])} runs are being trained by other workers")

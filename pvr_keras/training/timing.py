@@ -1,6 +1,7 @@
 """A training step timed in a worker process: what ``calibration`` measures each backend
 with (``python -m pvr_keras.training.timing BACKEND``, ``KERAS_BACKEND`` set by the parent),
-and ``tools/bench_engines.py`` its engines."""
+and ``tools/bench_engines.py`` its engines; on JAX also a population's step per member
+(a command with ``population``: ``population_stepper``)."""
 
 import json
 import sys
@@ -77,6 +78,44 @@ def keras_stepper(model, batch_size, steps, *, jit=None, batch=None, recipe=None
     return call
 
 
+def population_stepper(name, arguments, batch_size, steps, size, *, metric="accuracy",
+                       vectorize="vmap", recipe=None):  # fmt: skip
+    """``() -> seconds`` per member of one call of ``steps`` steps of a population of ``size``
+    models ``name`` (``training.stacked.Stack``, JAX), on one random batch per member."""
+    import keras
+    import numpy as np
+
+    from pvr_keras import models
+    from pvr_keras.hyperparams import TOKEN
+    from pvr_keras.training.compiling import compile_model
+    from pvr_keras.training.stacked import Stack
+
+    built = []
+    for seed in range(size):
+        keras.utils.set_random_seed(seed)
+        model = models.get(name, **_tuples(arguments))
+        compile_model(model, recipe or TOKEN, batch_size * steps, metric)
+        built.append(model)
+    stack = Stack(built, metric, vectorize)
+    x, y, _ = random_batch(built[0], batch_size, metric)
+    xs = np.broadcast_to(x, (steps, size, *x.shape)).copy()
+    ys = np.broadcast_to(y, (steps, size, *y.shape)).copy()
+    rates = np.full((steps, size), 1e-3, "float32")
+    active = np.ones(size, bool)
+
+    def call():
+        start = time.perf_counter()
+        loss, _ = stack.steps(xs, ys, rates, active)
+        loss = np.asarray(loss)  # waits for the device
+        seconds = time.perf_counter() - start
+        if not np.isfinite(loss).all():
+            raise FloatingPointError(f"{name}: a population's loss is not finite")
+        return seconds / size
+
+    call.params = built[0].count_params()
+    return call
+
+
 def worker(backend):
     """Serves ``calibration.measure``'s commands (one model at a time) on ``backend``."""
     calibration.set_backend(backend)
@@ -90,10 +129,16 @@ def worker(backend):
             from pvr_keras import models
 
             steppers.clear()
-            keras.utils.set_random_seed(0)
-            model = models.get(command["model"], **_tuples(command["arguments"]))
-            steppers[key] = keras_stepper(model, command["batch"], command["steps"],
-                                          metric=command["metric"])  # fmt: skip
+            if command.get("population"):
+                steppers[key] = population_stepper(
+                    command["model"], command["arguments"], command["batch"], command["steps"],
+                    command["population"], metric=command["metric"],
+                )  # fmt: skip
+            else:
+                keras.utils.set_random_seed(0)
+                model = models.get(command["model"], **_tuples(command["arguments"]))
+                steppers[key] = keras_stepper(model, command["batch"], command["steps"],
+                                              metric=command["metric"])  # fmt: skip
         return {"seconds": steppers[key](), "params": steppers[key].params}
 
     calibration.serve(answer)
