@@ -120,3 +120,53 @@ def test_on_a_tensorflow_cpu_dense_models_get_xla_and_convolutions_do_not():
 @pytest.mark.skipif(keras.backend.backend() != "jax", reason="a JAX setting")
 def test_on_jax_keras_keeps_its_own_choice():
     assert engines.jit_compile(models.get("mlp", widths=(8,), embed_dim=2)) is None
+
+
+def _population_measure(alone, together):
+    """A fake measurement: ``alone`` ({backend: ms}) for one model, ``together`` (ms per
+    run's step on jax) for a population."""
+
+    def measure(model, arguments, batch_size, metric="accuracy", backends=None, population=1):
+        measure.calls.append(population)
+        if population > 1:
+            assert backends == ["jax"]
+            return {"jax": together}, {}
+        return dict(alone), {}
+
+    measure.calls = []
+    return measure
+
+
+@pytest.mark.parametrize("together, expected", [(150.0, ("jax", 8)), (359.0, ("tensorflow", 1))])
+def test_a_population_trains_where_it_measures_faster_than_the_fastest_engine_alone(
+    tmp_path, together, expected
+):
+    run = Run.make("token", model="mixer", width=0.125)
+    measure = _population_measure({"tensorflow": 241.0, "jax": 530.0}, together)
+    backend, why, size = engines.choose_population(
+        8, None, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+        measure_fn=measure, say=print,
+    )  # fmt: skip
+    assert (backend, size) == expected
+    assert measure.calls == [1, 8]
+    assert f"a population of 8 measured {together:.0f} ms per run's step" in why
+    assert "tensorflow alone 241 ms" in why
+    assert ("one run after another on tensorflow" in why) == (size == 1)
+    assert engines.choice()["population"] == size
+    # Cached: the next grid of the model here measures nothing.
+    again = engines.choose_population(8, None, environ={}, gpu=False, run=run,
+                                      cache=tmp_path / "e.json", measure_fn=_never)  # fmt: skip
+    assert again[::2] == expected
+
+
+def test_a_population_named_or_unmeasured_trains_on_jax_and_another_backend_is_refused():
+    run = Run.make("token")
+    for kwargs in ({"backend": "jax"}, {"environ": {"KERAS_BACKEND": "jax"}},
+                   {"environ": {"PVR_ENGINE": "fixed"}}, {"gpu": True}):  # fmt: skip
+        kwargs = {"environ": {}, "gpu": False, **kwargs}
+        assert engines.choose_population(4, run=run, measure_fn=_never, **kwargs)[::2] == (
+            "jax", 4)  # fmt: skip
+    with pytest.raises(ValueError, match="--backend names tensorflow"):
+        engines.choose_population(4, "tensorflow", environ={}, gpu=False)
+    with pytest.raises(ValueError, match="KERAS_BACKEND names tensorflow"):
+        engines.choose_population(4, environ={"KERAS_BACKEND": "tensorflow"}, gpu=False)

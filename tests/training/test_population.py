@@ -190,11 +190,6 @@ def test_a_population_needs_jax():
         System(backend="tensorflow", population=2)
     with pytest.raises(ValueError, match="population must be"):
         System(population=0)
-    from pvr_keras.cli import runner
-
-    with pytest.raises(ConfigError, match="--backend names tensorflow"):
-        runner._population_backend("tensorflow", 4)
-    assert runner._population_backend("jax", 4)[0] == "jax"
 
 
 @pytest.mark.skipif(BACKEND == "jax", reason="the refusal of another backend")
