@@ -33,6 +33,12 @@ call, the engine's XLA setting) and reports the median of its history's ``train_
 after the first epoch (which compiles) per step, printed beside the bare step with their
 ratio: the recipe's step is the engine's step when the ratio is about 1.
 
+The ``jax population K`` rows (``--population``, default 8; token models): the JAX worker
+times ``--steps`` steps of a population of K models of the same architecture trained as one
+program (``training.stacked``, what ``--population K`` trains with), per run's step: the
+figure to hold against each engine's step alone (a population is faster when its row is
+below the fastest engine's).
+
 The workers are ``pvr_keras.calibration.Worker`` processes running the step of
 ``pvr_keras.training.timing`` (what the library's engine calibration times); a worker that
 dies (its pipe breaks, its output closes) is named in its rows ("failed: the torch worker
@@ -135,6 +141,16 @@ def _recipe_step(engine, name, width, batch_size, steps_per_epoch, epochs=RECIPE
     }
 
 
+def _population_stepper(name, width, batch_size, steps, size):
+    """``() -> seconds`` per run of ``steps`` steps of a population of ``size`` models on
+    JAX (``training.timing.population_stepper``: what ``--population`` trains with)."""
+    from pvr_keras import registry
+    from pvr_keras.training.timing import population_stepper
+
+    arguments = registry.width_kwargs(name, width) if name in ("transformer", "mixer") else {}
+    return population_stepper(name, arguments, batch_size, steps, size)
+
+
 def _pytorch_stepper(name, width, batch_size, steps):
     """``() -> seconds`` of ``steps`` plain eager PyTorch steps (``tools/bench_torch.py``'s
     model and SGD-momentum step)."""
@@ -196,9 +212,14 @@ def worker(engine):
             return _recipe_step(engine, command["model"], command["width"], command["batch"],
                                 command["recipe"])  # fmt: skip
         key = (command["model"], command["width"], command["batch"], command["steps"])
+        if command.get("population"):
+            key = (*key, command["population"])
         if key not in steppers:
-            steppers.clear()  # one model at a time: free the last one's memory
-            if engine == "pytorch":
+            if any(k[:4] != key[:4] for k in steppers):  # one model at a time (its single
+                steppers.clear()  # step and populations): free the last one's memory
+            if command.get("population"):
+                steppers[key] = _population_stepper(*key)
+            elif engine == "pytorch":
                 steppers[key] = _pytorch_stepper(*key)
             else:
                 steppers[key] = _keras_stepper(engine, *key)
@@ -249,7 +270,12 @@ def bench_model(name, engines, args, rates):
     command = dict(model=name, width=args.width if name in ("transformer", "mixer") else 1.0,
                    batch=batch, steps=args.steps)  # fmt: skip
     usable = [e for e in engines if not (e.name == "pytorch" and name not in TOKEN_MODELS)]
+    # A population of K on JAX: its time per run's step (asked of the JAX worker).
+    jax_engine = next((e for e in usable if e.name == "jax"), None)
+    populations = {f"jax population {k}": k for k in args.population
+                   if jax_engine is not None and name in TOKEN_MODELS}  # fmt: skip
     times, params, errors = {e.name: [] for e in usable}, {}, {}
+    times.update({label: [] for label in populations})
     flops = None
     for round_ in range(args.rounds + 1):  # round 0 compiles and warms up
         rates.append(matmul_rate())
@@ -263,8 +289,16 @@ def bench_model(name, engines, args, rates):
             params[engine.name] = answer["params"]
             if round_:
                 times[engine.name].append(answer["seconds"] / args.steps)
+        for label, size in populations.items():
+            if label not in errors:
+                answer = jax_engine.ask(**command, population=size)
+                if "error" in answer:
+                    errors[label] = answer["error"]
+                    continue
+                params[label] = answer["params"]
+                if round_:
+                    times[label].append(answer["seconds"] / args.steps)
         if round_ == 0:
-            jax_engine = next((e for e in usable if e.name == "jax"), None)
             if jax_engine is not None and "jax" not in errors:
                 flops = jax_engine.ask(**command, flops=True).get("flops")
         print(f"  {name}: round {round_}/{args.rounds} done", file=sys.stderr, flush=True)
@@ -344,10 +378,15 @@ def parse_args(argv=None):
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (after a warm-up)")
     parser.add_argument("--recipe-steps", type=int, default=12,
                         help="steps per epoch of the recipe run (0: no recipe row)")  # fmt: skip
+    parser.add_argument("--population", type=int, nargs="*", default=[8],
+                        help="also time populations of these sizes on JAX (token models; "
+                             "ms per run's step); none: no population rows")  # fmt: skip
     parser.add_argument("--worker", choices=ENGINES, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.recipe_steps < 0:
         parser.error("--recipe-steps must be >= 0")
+    if any(k < 2 for k in args.population):
+        parser.error("--population sizes must be >= 2")
     for name in ("steps", "rounds"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be >= 1")
