@@ -15,8 +15,10 @@ step's time).
 
 Each engine runs in a worker process of its own (a Keras backend is fixed per process), all
 alive at once; one round times ``--steps`` training steps of the current model on every
-engine in turn (one ``fit`` call, ``steps_per_execution`` = steps, as the library's runs
-train several steps per compiled call), after a first untimed call that compiles. The
+engine in turn (one compiled call, ``steps_per_execution`` = steps, as the library's runs
+train several steps per compiled call: the marginal time of a second call in one ``fit``,
+so that what a ``fit`` costs to start, once per run in a recipe, is not counted), after a
+first untimed call that compiles. The
 library's compile (``training.compile_model``: SGD momentum 0.9, weight decay, cosine
 schedule, cross-entropy on logits, accuracy) is used on every Keras engine; plain PyTorch
 takes the same SGD-momentum step. The matmul rate of the machine is measured in the same
@@ -374,7 +376,7 @@ def parse_args(argv=None):
                         help="default: every engine this machine has")  # fmt: skip
     parser.add_argument("--width", type=float, default=0.125,
                         help="width of the Transformer and Mixer (1: the paper's)")  # fmt: skip
-    parser.add_argument("--steps", type=int, default=3, help="training steps per timed call")
+    parser.add_argument("--steps", type=int, default=4, help="training steps per timed call")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (after a warm-up)")
     parser.add_argument("--recipe-steps", type=int, default=12,
                         help="steps per epoch of the recipe run (0: no recipe row)")  # fmt: skip

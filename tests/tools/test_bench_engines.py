@@ -16,14 +16,17 @@ def test_bench_engines_times_each_engine_on_the_same_model():
     done = subprocess.run(
         [sys.executable, str(REPO / "tools" / "bench_engines.py"), "--models", "mlp",
          "--engines", "tensorflow", "tensorflow-xla", "jax", "--steps", "1", "--rounds", "1",
-         "--recipe-steps", "4"],
+         "--recipe-steps", "4", "--population", "2"],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| mlp |")]
-    assert [row[4] for row in rows] == ["tensorflow", "tensorflow-xla", "jax"], done.stdout
+    assert [row[4] for row in rows] == ["tensorflow", "tensorflow-xla", "jax",
+                                        "jax population 2"], done.stdout  # fmt: skip
     assert {row[1] for row in rows} == {"1,445,194"}  # the paper's MLP on every engine
     assert sum("**fastest**" in row[5] for row in rows) == 1
+    population = rows.pop()  # a population's time per run's step; no recipe columns
+    assert float(population[5].split()[0]) > 0 and population[8] == ""
     for row in rows:
         assert float(row[3]) > 8  # XLA's FLOP count of a step: ~8.9 GFLOP at batch 1024
         assert float(row[5].split()[0]) > 0 and float(row[7]) > 0
