@@ -45,6 +45,27 @@ def _tuples(value):
     return value
 
 
+CALLS = 2  # timed compiled calls per ``fit`` (after its first, which pays the start-up)
+
+
+def _call_clock():
+    """A Keras callback noting when each compiled call of a ``fit`` ends, the device waited
+    for (its loss read; a callback with batch-end hooks also keeps Keras's logs on this
+    thread): ``clock.ends``."""
+    import keras
+
+    class CallClock(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.ends = []
+
+        def on_train_batch_end(self, batch, logs=None):
+            float((logs or {}).get("loss", 0.0))
+            self.ends.append(time.perf_counter())
+
+    return CallClock()
+
+
 def keras_stepper(model, batch_size, steps, *, jit=None, batch=None, recipe=None,
                   metric="accuracy"):  # fmt: skip
     """``() -> seconds`` of one compiled call of ``steps`` training steps of ``model``
@@ -52,10 +73,11 @@ def keras_stepper(model, batch_size, steps, *, jit=None, batch=None, recipe=None
     optimizer, so XLA as ``engines.jit_compile`` sets it unless ``jit`` is given), on
     ``batch`` (default ``random_batch``).
 
-    The call's marginal time: a ``fit`` of two calls less a ``fit`` of one, so what a ``fit``
-    costs to start (its data adapter, iterator and callbacks: tens of milliseconds on
-    TensorFlow, once per run in a recipe, and most of a small model's step when timed alone)
-    is not counted; the dispatch of each compiled call, as a recipe pays it, is."""
+    The time of a compiled call within a ``fit`` of ``CALLS`` + 1 calls, from one call's end
+    to the next (each end waits for the device: the loss is read), the median: so that what
+    a ``fit`` costs to start (its data adapter, iterator and callbacks: tens of milliseconds
+    on TensorFlow, once per run in a recipe, and most of a small model's step when timed
+    alone) is not counted; the dispatch of each compiled call, as a recipe pays it, is."""
     import keras
     import numpy as np
 
@@ -68,21 +90,19 @@ def keras_stepper(model, batch_size, steps, *, jit=None, batch=None, recipe=None
     compile_model(model, recipe or TOKEN, batch_size * steps, metric, steps_per_execution=per_call)
     if jit is not None:
         model.jit_compile = jit
-    xs = np.tile(x, (2 * steps,) + (1,) * (x.ndim - 1))
-    ys = np.tile(y, (2 * steps,) + (1,) * (y.ndim - 1))
-    one = batch_size * steps
-
-    def fit(count):
-        start = time.perf_counter()
-        history = model.fit(xs[:count], ys[:count], batch_size=batch_size, epochs=1,
-                            shuffle=False, verbose=0)  # fmt: skip
-        seconds = time.perf_counter() - start
-        if not np.isfinite(history.history["loss"][-1]):
-            raise FloatingPointError(f"{model.name}: the loss is not finite")
-        return seconds
+    count = (CALLS + 1) * steps
+    xs, ys = np.tile(x, (count,) + (1,) * (x.ndim - 1)), np.tile(y, (count,) + (1,) * (y.ndim - 1))
+    clock = _call_clock()
 
     def call():
-        return max(fit(2 * one) - fit(one), 1e-9)
+        clock.ends = []
+        history = model.fit(xs, ys, batch_size=batch_size, epochs=1, shuffle=False, verbose=0,
+                            callbacks=[clock])  # fmt: skip
+        if not np.isfinite(history.history["loss"][-1]):
+            raise FloatingPointError(f"{model.name}: the loss is not finite")
+        ends = clock.ends[-(CALLS + 1) :] if per_call == steps else clock.ends
+        gaps = np.diff(ends) * (steps if per_call == 1 else 1)
+        return float(np.median(gaps))
 
     call.params = model.count_params()
     call.model = model
