@@ -55,6 +55,12 @@ class EpochRecorder(keras.callbacks.Callback):
         keras.ops.convert_to_numpy(self.model.optimizer.iterations)  # blocks until computed
         self.t_trained = time.perf_counter()
 
+    def trained_for(self, seconds):
+        """The epoch's steps took ``seconds`` and end now (a population's member: its steps
+        are the population's, its evaluations its own)."""
+        self.t_trained = time.perf_counter()
+        self.t0 = self.t_trained - seconds
+
     def _evaluate(self, dataset):
         return self.model.evaluate(
             dataset, verbose=0, return_dict=True, callbacks=self.engine_callbacks

@@ -294,7 +294,7 @@ def _train_members(members, log):
             trained = time.perf_counter()
             for member, on, member_logs in zip(members, active, logs, strict=True):
                 if on:
-                    _end_epoch(member, epoch, member_logs, engine)
+                    _end_epoch(member, epoch, member_logs, engine, trained - start)
             seconds = f"{trained - start:.1f} s training, {time.perf_counter() - trained:.1f} s"
             losses = [f"{lg['loss']:.4f}" for lg, on in zip(logs, active, strict=True) if on]
             log(f"[population of {size}] epoch {epoch + 1}/{last} ({seconds} evaluating): "
@@ -305,9 +305,12 @@ def _train_members(members, log):
             callback.on_train_end()
 
 
-def _end_epoch(member, epoch, logs, engine):
+def _end_epoch(member, epoch, logs, engine, seconds):
     """A member's epoch end, as a lone run's: its values back in its model, the validation
-    set, then its callbacks (record, checkpoint, the run's own)."""
+    set, then its callbacks (record, checkpoint, the run's own). Its history's
+    ``train_seconds`` are the population's ``seconds`` of steps; its ``eval_seconds`` its own
+    evaluations."""
+    member.callbacks[0].trained_for(seconds)  # its EpochRecorder
     engine.write_back(member)
     data = member.run.data
     engine_callbacks = member.prepared.distribution.callbacks()

@@ -3,7 +3,9 @@
 Layout of a run folder::
 
     record.json        everything about the run (config, recipe, backend, devices, versions,
-                       seed, history, final metrics, failed flag, wall time, resumes)
+                       seed, history, final metrics, failed flag, wall time, resumes; and
+                       ``population``: size, member index and engine, for a run trained in a
+                       population, ``training.population``)
     history.csv        one row per completed epoch: pandas.read_csv(path)
     learning_curve.png train/test accuracy and loss per epoch
     checkpoint/        resume state while the run is unfinished

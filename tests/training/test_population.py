@@ -86,6 +86,13 @@ def test_members_start_from_their_own_weights_and_batches(tmp_path):
         assert member["final"] == lone["final"]
         np.testing.assert_allclose(member["history"]["train_loss"], lone["history"]["train_loss"],
                                    rtol=1e-6)  # fmt: skip
+    # Its steps are the population's: one training time for both; its evaluations its own.
+    first, second = (member["history"] for member in together)
+    assert first["train_seconds"] == second["train_seconds"]
+    for history in (first, second):
+        for train, evaluate, epoch in zip(history["train_seconds"], history["eval_seconds"],
+                                          history["epoch_seconds"], strict=True):  # fmt: skip
+            assert train > 0 and evaluate > 0 and epoch == pytest.approx(train + evaluate)
 
 
 @jax_only
