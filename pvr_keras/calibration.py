@@ -104,11 +104,19 @@ def machine_key(found):
     return f"{found['cpu']} ({found['vector']}) | {found['cores']} cores | {versions}"
 
 
-def family(model, width, batch_size, population=1):
-    """The cache key of a model: its name (or builder reference), width and batch (and the
-    size of a population: its figure is JAX's time per member's step)."""
-    name = f"{model} width {width:g} batch {batch_size}"
+def family(model, width, batch_size, population=1, kwargs=None):
+    """The cache key of a model: its name (or builder reference), width, the builder
+    arguments given beside them (``model_kwargs``), and batch (and the size of a population:
+    its figure is JAX's time per member's step)."""
+    given = "".join(f" {k}={_short(v)}" for k, v in sorted((kwargs or {}).items()))
+    name = f"{model} width {width:g}{given} batch {batch_size}"
     return name if population == 1 else f"{name} population {population}"
+
+
+def _short(value):
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 def cache_path(environ=None):
@@ -179,14 +187,15 @@ def _say(line):
 
 
 def calibrated(model, width, batch_size, *, arguments=None, metric="accuracy", path=None,
-               measure_fn=None, say=_say, population=1):  # fmt: skip
+               measure_fn=None, say=_say, population=1, kwargs=None):  # fmt: skip
     """``{"ms_per_step", "cpu", "cores", "key", "family", "cache", "measured", "cached",
     "errors"}`` of ``model`` (built with ``arguments``, trained for ``metric``) on this
     machine: from the cache, else measured now (said in one line, with how long it took)
     and cached when every candidate was measured."""
     path = cache_path() if path is None else pathlib.Path(path)
     found_machine = machine()
-    key, name = machine_key(found_machine), family(model, width, batch_size, population)
+    key = machine_key(found_machine)
+    name = family(model, width, batch_size, population, kwargs)
     machines = load(path, say)
     entry = machines.get(key, {}).get(name)
     result = {"cpu": found_machine["cpu"], "cores": found_machine["cores"], "key": key,
@@ -202,7 +211,7 @@ def calibrated(model, width, batch_size, *, arguments=None, metric="accuracy", p
                                          **more)  # fmt: skip
     seconds = time.perf_counter() - start
     say(f"engine: measured in {seconds:.0f} s: " + ", ".join(
-        [f"{b} {v:.0f} ms/step" for b, v in ms.items()]
+        [f"{b} {v:.3g} ms/step" for b, v in ms.items()]
         + [f"{b} failed ({e})" for b, e in errors.items()]))  # fmt: skip
     entry = {"ms_per_step": ms, "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     if ms and not errors:
@@ -256,7 +265,8 @@ def measure(model, arguments, batch_size, *, metric="accuracy", backends=None, s
                     if "error" in answer:
                         errors[worker.name] = answer["error"]
                     else:
-                        times[worker.name].append(answer["seconds"] / steps)
+                        # The worker may take more steps a call for a small model.
+                        times[worker.name].append(answer["seconds"] / answer.get("steps", steps))
     finally:
         for worker in workers:
             worker.close()

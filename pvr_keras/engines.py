@@ -115,14 +115,14 @@ def _measured(run, cache, measure_fn, say):
         return only, f"none named; {only} is the only backend installed here", {}
     found = calibration.calibrated(
         run.model, run.width, run.batch_size, arguments=run.model_arguments(),
-        metric=run.spec.metric, path=cache, measure_fn=measure_fn,
+        metric=run.spec.metric, path=cache, measure_fn=measure_fn, kwargs=run.model_kwargs,
         **({"say": say} if say else {}),
     )  # fmt: skip
     ms = found["ms_per_step"]
     figures = {k: found[k] for k in ("ms_per_step", "cpu", "cores", "key", "family", "cached")}
     if found["errors"]:
         figures["errors"] = found["errors"]
-    times = ", ".join(f"{b} {v:.0f}" for b, v in sorted(ms.items(), key=lambda item: item[1]))
+    times = ", ".join(f"{b} {v:.3g}" for b, v in sorted(ms.items(), key=lambda item: item[1]))
     failed = "".join(f"; {b} failed: {e}" for b, e in found["errors"].items())
     if not ms:
         return CPU_BACKEND, f"none named; no backend could be measured{failed}", figures
@@ -177,7 +177,8 @@ def _population_measured(size, run, cache, measure_fn, say):
     from pvr_keras import calibration
 
     common = dict(arguments=run.model_arguments(), metric=run.spec.metric, path=cache,
-                  measure_fn=measure_fn, **({"say": say} if say else {}))  # fmt: skip
+                  measure_fn=measure_fn, kwargs=run.model_kwargs,
+                  **({"say": say} if say else {}))  # fmt: skip
     alone = calibration.calibrated(run.model, run.width, run.batch_size, **common)
     together = calibration.calibrated(run.model, run.width, run.batch_size, population=size,
                                       **common)  # fmt: skip
@@ -189,8 +190,8 @@ def _population_measured(size, run, cache, measure_fn, say):
         return ("jax", f"--population {size}: a population trains on JAX (not measured: "
                 f"{together['errors'] or alone['errors']})", size), figures  # fmt: skip
     best = min(ms, key=ms.get)
-    line = (f"a population of {size} measured {pop:.0f} ms per run's step on this CPU, "
-            f"{best} alone {ms[best]:.0f} ms, for {alone['family']}")  # fmt: skip
+    line = (f"a population of {size} measured {pop:.3g} ms per run's step on this CPU, "
+            f"{best} alone {ms[best]:.3g} ms, for {alone['family']}")  # fmt: skip
     if pop < ms[best]:
         return ("jax", f"--population {size}: {line}", size), figures
     return (best, f"--population {size} not used: {line}; the grid trains one run after "

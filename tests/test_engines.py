@@ -170,3 +170,15 @@ def test_a_population_named_or_unmeasured_trains_on_jax_and_another_backend_is_r
         engines.choose_population(4, "tensorflow", environ={}, gpu=False)
     with pytest.raises(ValueError, match="KERAS_BACKEND names tensorflow"):
         engines.choose_population(4, environ={"KERAS_BACKEND": "tensorflow"}, gpu=False)
+
+
+def test_builder_arguments_given_beside_the_width_are_measured_apart(tmp_path):
+    paper = Run.make("token", model="mlp", batch_size=128)
+    tiny = paper.replace(model_kwargs={"widths": (64, 64), "embed_dim": 8})
+    for run, ms in ((paper, {"tensorflow": 2.0, "jax": 9.0}), (tiny, {"tensorflow": 9.0,
+                                                                     "jax": 2.0})):  # fmt: skip
+        backend, why = engines.choose(None, environ={}, gpu=False, run=run,
+                                      cache=tmp_path / "e.json", measure_fn=_measured(ms),
+                                      say=print)  # fmt: skip
+        assert backend == min(ms, key=ms.get)
+    assert "mlp width 1 embed_dim=8 widths=64,64 batch 128" in why

@@ -384,13 +384,14 @@ class _Engine:
 
     def _chunks(self):
         """``(first step, steps)`` of the epoch's calls: runs of equal batch size, at most
-        ``STEPS_PER_CALL`` steps each (the last batch of an epoch may be smaller)."""
+        ``STEPS_PER_CALL`` steps each, of one length where a divisor of the epoch's full
+        batches allows (each length of call is a program to compile); the last batch of an
+        epoch may be smaller."""
         full = self.num_examples // self.batch_size
-        chunks, step = [], 0
-        while step < full:
-            count = min(STEPS_PER_CALL, full - step)
-            chunks.append((step, count))
-            step += count
+        cap = min(STEPS_PER_CALL, full)
+        divisor = max((k for k in range(1, cap + 1) if full % k == 0), default=1)
+        length = divisor if divisor >= cap // 4 else cap
+        chunks = [(step, min(length, full - step)) for step in range(0, full, length)]
         if self.steps > full:
             chunks.append((full, 1))
         return chunks

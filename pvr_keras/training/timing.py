@@ -147,6 +147,20 @@ def population_stepper(name, arguments, batch_size, steps, size, *, metric="accu
     return call
 
 
+# A timed call's work: enough steps that a small model's call is not all overhead and
+# noise (a 2-layer width-64 MLP at batch 128 steps in ~0.3 ms), at most a recipe's per call.
+CALL_FLOP = 4e9
+MAX_STEPS = 32
+
+
+def steps_for(params, batch_size, asked):
+    """Steps per timed call of a model of ``params`` parameters at ``batch_size``: at least
+    ``asked``, more (up to ``MAX_STEPS``) while a call's ~6 x params x batch FLOPs stay
+    below ``CALL_FLOP``."""
+    flop = 6 * max(params, 1) * batch_size
+    return max(asked, min(MAX_STEPS, int(CALL_FLOP // flop)))
+
+
 def worker(backend):
     """Serves ``calibration.measure``'s commands (one model at a time) on ``backend``."""
     calibration.set_backend(backend)
@@ -160,17 +174,21 @@ def worker(backend):
             from pvr_keras import models
 
             steppers.clear()
+            keras.utils.set_random_seed(0)
+            model = models.get(command["model"], **_tuples(command["arguments"]))
+            steps = steps_for(model.count_params(), command["batch"], command["steps"])
             if command.get("population"):
+                del model
                 steppers[key] = population_stepper(
-                    command["model"], command["arguments"], command["batch"], command["steps"],
+                    command["model"], command["arguments"], command["batch"], steps,
                     command["population"], metric=command["metric"],
                 )  # fmt: skip
             else:
-                keras.utils.set_random_seed(0)
-                model = models.get(command["model"], **_tuples(command["arguments"]))
-                steppers[key] = keras_stepper(model, command["batch"], command["steps"],
+                steppers[key] = keras_stepper(model, command["batch"], steps,
                                               metric=command["metric"])  # fmt: skip
-        return {"seconds": steppers[key](), "params": steppers[key].params}
+            steppers[key].steps = steps
+        call = steppers[key]
+        return {"seconds": call(), "params": call.params, "steps": call.steps}
 
     calibration.serve(answer)
 
