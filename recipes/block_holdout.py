@@ -166,7 +166,7 @@ RECIPE = cli.Recipe(
     body=train_and_analyse,
     own=Own,
     description=__doc__,
-    exclude=("holdout",),
+    exclude=("holdout", "population"),  # two runs of one configuration, never a grid
     subruns=("holdout", "iid"),  # its own run folders inside --out
 )
 main = RECIPE.main

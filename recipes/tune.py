@@ -50,7 +50,7 @@ SEARCH_SETTINGS = ("max_trials", "directory", "project", "tuner_id", "oracle_ip"
 NOT_FLAGS = (
     "model", "width", "optimizer", "learning_rate", "batch_size", "momentum", "weight_decay",
     "schedule", "min_steps", "failed_below", "test_examples", "train_eval_examples", "devices",
-    "input", "data_dir", "download", "tensorboard",
+    "input", "data_dir", "download", "tensorboard", "population",
 )  # fmt: skip
 
 

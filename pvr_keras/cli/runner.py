@@ -285,6 +285,10 @@ class Recipe:
         check_out_folder(out, sweep=bool(parsed.axes), own=self.subruns)
         for one in parsed.runs()[:1] if parsed.axes else [run]:
             say_epochs(one)
+        if run.system.population > 1 and not parsed.axes:
+            print(f"--population {run.system.population}: one run here (a grid is a flag given "
+                  f"several values); it trains alone", flush=True)  # fmt: skip
+            run = run.replace(population=1)
         # The engine is measured for the first run's model (a grid's first).
         size = run.system.population if parsed.axes else 1
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
