@@ -327,7 +327,7 @@ class Recipe:
 
         parsed = dataclasses.replace(parsed, run=run, own=dataclasses.replace(own, out=str(out)))
         summary = run_sweep(parsed, runs, name="grid", figure=None, trainer=trainer, started=True)
-        failed = sorted(set(failed) | set(summary["failed"]))
+        failed = sorted(set(failed) | set(summary["failed_runs"]))
         print(f"[grid] {len(runs)} runs, {len(failed)} failed; results: {out}/results.jsonl")
         return {**summary, "failed": bool(failed)}
 

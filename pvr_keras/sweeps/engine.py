@@ -119,7 +119,8 @@ def run_sweep(
 
     Returns:
         A dict: ``total`` (grid), ``shard`` (runs in this shard), ``recorded_before``,
-        ``trained`` (ids this call recorded), ``busy`` (ids claimed by live workers, not
+        ``trained`` (ids this call recorded), ``failed_runs`` (those of them failed by the
+        paper's rule), ``busy`` (ids claimed by live workers, not
         run here), ``problems`` (bad lines found in the results file at start and moved to
         ``results.corrupt``; their runs are recorded again, from their run folders).
 
@@ -183,7 +184,7 @@ def run_sweep(
         "recorded_before": len(mine) - len(todo),
         "trained": trained,
         "busy": busy,
-        "failed": failed,
+        "failed_runs": failed,
         "problems": problems,
     }
 

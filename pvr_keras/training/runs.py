@@ -46,7 +46,8 @@ def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distrib
                                 callbacks=callbacks)  # fmt: skip
     if getattr(_deferring, "on", False):  # collected for a population (``deferring``)
         return Deferred(arguments)
-    return training.train(**arguments)
+    leading = [arguments.pop(name) for name in ("build_model", "data", "recipe", "out_dir")]
+    return training.train(*leading, **arguments)
 
 
 @dataclasses.dataclass
