@@ -38,6 +38,7 @@ BACKEND_FREE = (
     "tests/analysis/test_logits.py",
     "tests/analysis/test_noise.py",
     "tests/recipes/test_noise_sensitivity.py",  # NumPy analysis only
+    "tests/test_calibration.py",  # the cache and the workers, with injected measurements
     "tests/figures/",
     "tests/test_cli.py",
     "tests/test_engines.py",
@@ -77,6 +78,9 @@ BACKEND_DEPENDENT = (
     "tests/data/test_block.py::test_feeds_a_keras_model",
     "tests/sweeps/test_run_data.py::test_the_model_fields_reach_the_model",
     "tests/test_identity.py::test_a_legacy_run_folder_resumes_after_migrating",
+    # Worker processes of both backends, whichever runs the test (also in ANY_BACKEND).
+    "tests/test_calibration.py::test_a_real_calibration_of_a_tiny_model_measures_both_backends",
+    "tests/tools/test_bench_engines.py::test_bench_engines_times_each_engine_on_the_same_model",
 )
 
 # Running Keras, checking something no backend changes: CI runs them under JAX only.
@@ -101,6 +105,10 @@ ANY_BACKEND = (
     # recipes/gotu.py's grid, exact measures against its saved models, plot and resume (the
     # training itself is covered on both backends by test_curriculum and the models' tests).
     "tests/recipes/test_gotu.py",
+    # A real calibration and tools/bench_engines.py start a worker per backend themselves,
+    # whichever backend runs the test: once, in the shorter JAX run.
+    "tests/test_calibration.py::test_a_real_calibration_of_a_tiny_model_measures_both_backends",
+    "tests/tools/test_bench_engines.py::test_bench_engines_times_each_engine_on_the_same_model",
     # Killed on TensorFlow, resumed on JAX: its two processes name their backends.
     "tests/training/test_resume.py::test_a_run_killed_on_one_backend_resumes_on_the_other",
 )
