@@ -4,6 +4,7 @@ crash). Measurements are injected (no timing), except one real tiny calibration 
 
 import io
 import json
+import os
 import sys
 
 import pytest
@@ -87,6 +88,27 @@ def test_a_damaged_or_foreign_cache_is_ignored_with_a_note_and_replaced(tmp_path
     notes = [line for line in lines if "ignored" in line]
     assert len(notes) == 1 and str(path) in notes[0] and "\n" not in notes[0]
     assert json.loads(path.read_text())["format"] == calibration.FORMAT  # written whole again
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "folder"])
+def test_a_cache_that_is_no_plain_file_is_ignored_without_blocking_or_following(
+    tmp_path, here, kind
+):
+    path, lines = tmp_path / "engines.json", []
+    if kind == "fifo":
+        os.mkfifo(path)  # reading it would wait for a writer forever
+    elif kind == "link":
+        planted = tmp_path / "planted.json"
+        machines = {calibration.machine_key(MACHINE): {calibration.family("mixer", 0.125, 1024):
+                    {"ms_per_step": {"tensorflow": 9.0, "jax": 9.0}}}}  # fmt: skip
+        planted.write_text(json.dumps({"format": calibration.FORMAT,
+                                       "format_version": calibration.FORMAT_VERSION,
+                                       "machines": machines}))  # fmt: skip
+        path.symlink_to(planted)
+    else:
+        path.mkdir()
+    assert calibration.load(path, say=lines.append) == {}
+    assert len(lines) == 1 and "ignored" in lines[0] and str(path) in lines[0]
 
 
 def test_entries_that_are_not_figures_are_dropped_never_used(tmp_path, here):
