@@ -355,11 +355,11 @@ class _Engine:
     """The members' stacked state (``stacked.Stack``) and their epochs: batches, learning
     rates and the calls of an epoch."""
 
-    def __init__(self, members, vectorize="vmap"):
+    def __init__(self, members):
         from pvr_keras.training.stacked import Stack
 
         self.members = members
-        self.stack = Stack([m.model for m in members], members[0].run.data.metric, vectorize)
+        self.stack = Stack([m.model for m in members], members[0].run.data.metric)
         for member in members:
             member.iteration = int(np.asarray(member.model.optimizer.iterations.value))
             member.batches = _Batches(member.run.data.make_train(member.first_epoch))

@@ -110,7 +110,7 @@ def keras_stepper(model, batch_size, steps, *, jit=None, batch=None, recipe=None
 
 
 def population_stepper(name, arguments, batch_size, steps, size, *, metric="accuracy",
-                       vectorize="vmap", recipe=None):  # fmt: skip
+                       recipe=None):  # fmt: skip
     """``() -> seconds`` per member of one call of ``steps`` steps of a population of ``size``
     models ``name`` (``training.stacked.Stack``, JAX), on one random batch per member."""
     import keras
@@ -127,7 +127,7 @@ def population_stepper(name, arguments, batch_size, steps, size, *, metric="accu
         model = models.get(name, **_tuples(arguments))
         compile_model(model, recipe or TOKEN, batch_size * steps, metric)
         built.append(model)
-    stack = Stack(built, metric, vectorize)
+    stack = Stack(built, metric)
     x, y, _ = random_batch(built[0], batch_size, metric)
     xs = np.broadcast_to(x, (steps, size, *x.shape)).copy()
     ys = np.broadcast_to(y, (steps, size, *y.shape)).copy()
