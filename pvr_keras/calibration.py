@@ -234,13 +234,27 @@ def calibrated(model, width, batch_size, *, arguments=None, metric="accuracy", p
         [f"{b} {v:.3g} ms/step" for b, v in ms.items()]
         + [f"{b} failed ({e})" for b, e in errors.items()]))  # fmt: skip
     entry = {"ms_per_step": ms, "measured": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-    if ms and not errors:
+    loaded = busy()
+    if loaded is not None:  # timings of a busy machine rank its engines by the others' work
+        say(f"engine: not cached: the machine was busy while measuring (load average "
+            f"{loaded:.1f} on {cores()} cores); measured again next time")  # fmt: skip
+    elif ms and not errors:
         machines.setdefault(key, {})[name] = entry
         try:
             save(path, machines)
         except OSError as error:  # a read-only home: measured again next time
             say(f"engine cache {path} not written ({error})")
     return {**result, **entry, "cached": False, "errors": errors}
+
+
+def busy():
+    """The 1-minute load average when it is above the cores this process may use (other
+    work shared the CPU), else None."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return None
+    return load if load > cores() else None
 
 
 def candidates():

@@ -30,6 +30,12 @@ def here(monkeypatch):
     monkeypatch.setattr(calibration, "machine", lambda: dict(MACHINE))
 
 
+@pytest.fixture(autouse=True)
+def quiet(monkeypatch):
+    """The machine counts as quiet (the test suite itself keeps it busy)."""
+    monkeypatch.setattr(calibration, "busy", lambda: None)
+
+
 def _calibrated(path, measure, lines=None, model="mixer"):
     return calibration.calibrated(
         model, 0.125, 1024, arguments={"dim": 64}, path=path, measure_fn=measure,
@@ -218,3 +224,23 @@ def test_a_real_calibration_of_a_tiny_model_measures_both_backends():
     ms, errors = calibration.measure("mlp", arguments, 64, steps=1, rounds=1)
     assert errors == {}
     assert set(ms) == set(calibration.candidates()) and all(v > 0 for v in ms.values())
+
+
+def test_figures_measured_on_a_busy_machine_are_used_but_not_cached(tmp_path, here, monkeypatch):
+    path, lines = tmp_path / "engines.json", []
+    monkeypatch.setattr(calibration, "busy", lambda: 5.5)
+    found = _calibrated(path, Measure({"tensorflow": 2.0, "jax": 1.0}), lines)
+    assert found["ms_per_step"] == {"tensorflow": 2.0, "jax": 1.0}
+    assert not path.exists() and any("busy" in line and "5.5" in line for line in lines)
+    monkeypatch.setattr(calibration, "busy", lambda: None)
+    _calibrated(path, Measure({"tensorflow": 2.0, "jax": 1.0}))
+    assert path.exists()  # measured again when quiet, and cached
+
+
+def test_busy_is_the_load_above_the_cores(monkeypatch):
+    monkeypatch.undo()  # the real calibration.busy
+    monkeypatch.setattr(calibration, "cores", lambda: 2)
+    monkeypatch.setattr(calibration.os, "getloadavg", lambda: (3.5, 1.0, 1.0))
+    assert calibration.busy() == 3.5
+    monkeypatch.setattr(calibration.os, "getloadavg", lambda: (1.5, 1.0, 1.0))
+    assert calibration.busy() is None
