@@ -22,7 +22,6 @@ times its engines with. Nothing here imports Keras or a framework.
 """
 
 import contextlib
-import errno
 import importlib.metadata
 import importlib.util
 import json
@@ -30,7 +29,6 @@ import math
 import os
 import pathlib
 import platform
-import stat
 import statistics
 import subprocess
 import sys
@@ -153,7 +151,7 @@ def load(path, say=print):
     line). Entries that are not figures are dropped."""
     path = pathlib.Path(path)
     try:
-        data = json.loads(_read_plain(path))
+        data = files.read_json(path, MAX_CACHE_BYTES)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"not a {FORMAT} file")
         if data.get("format_version") != FORMAT_VERSION or not isinstance(data.get("machines"),
@@ -174,26 +172,6 @@ def load(path, say=print):
             if kept:
                 found[key] = kept
     return found
-
-
-def _read_plain(path):
-    """The bytes of ``path`` if it is a plain file of at most ``MAX_CACHE_BYTES``, read
-    through no link and without blocking on a FIFO or a device (``ValueError`` otherwise;
-    ``FileNotFoundError`` when there is none)."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
-    try:
-        fd = os.open(path, flags)
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise ValueError("a symbolic link") from None
-        raise
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-            raise ValueError("not a plain file")
-        data = file.read(MAX_CACHE_BYTES + 1)
-    if len(data) > MAX_CACHE_BYTES:
-        raise ValueError(f"larger than {MAX_CACHE_BYTES} bytes")
-    return data
 
 
 def save(path, machines):

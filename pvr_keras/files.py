@@ -12,15 +12,19 @@ import contextlib
 import errno
 import hashlib
 import io
+import json
 import os
 import pathlib
 import shutil
+import stat
 import tempfile
 
-from pvr_keras.errors import DiskFull, UnsafePath
+from pvr_keras.errors import DamagedFile, DiskFull, UnsafePath
 
 TEMP_PREFIX = ".tmp"  # temporary files and folders of writers: ".<name>.tmp<pid>", ".tmp*"
 CHUNK = 1 << 20
+MAX_READ_BYTES = 256 << 20  # what ``read_plain`` reads at most unless told
+MAX_JSON_DEPTH = 64  # how deeply a JSON file the library reads may nest
 
 
 def _full(path, error):
@@ -134,3 +138,71 @@ def sha256(path):
         for block in iter(lambda: f.read(CHUNK), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def read_plain(path, max_bytes=MAX_READ_BYTES):
+    """The bytes of ``path``, read once, if it is a plain file of at most ``max_bytes``.
+
+    Every reader of a file the library did not just write goes through here: the file type
+    is checked on the open file before a byte is read, so a FIFO, a device or a folder never
+    blocks or floods a reader, and no link is followed.
+
+    Raises:
+        FileNotFoundError: nothing is there.
+        UnsafePath: a symbolic link is there.
+        DamagedFile: not a plain file, or larger than ``max_bytes``.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafePath(
+                f"{path} is a symbolic link; the library reads no file through a link"
+            ) from None
+        if error.errno in (errno.ENOTDIR, errno.ENXIO):  # a path under a file, a socket
+            raise DamagedFile(f"{path} is not a plain file") from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+        os.close(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise DamagedFile(f"{path} is not a plain file (a folder, FIFO, socket or device)")
+        raise DamagedFile(f"{path} is larger than {max_bytes} bytes ({info.st_size})")
+    with os.fdopen(fd, "rb") as file:
+        data = file.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise DamagedFile(f"{path} is larger than {max_bytes} bytes")
+    return data
+
+
+def json_depth(value):
+    """How deeply a parsed JSON value nests (0 for a number or string), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+def parse_json(data, where, max_depth=MAX_JSON_DEPTH):
+    """``data`` (bytes or text) parsed as JSON; ``DamagedFile`` naming ``where`` when it is
+    not JSON, not UTF-8, or nests deeper than ``max_depth``."""
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise DamagedFile(f"{where} nests deeper than {max_depth} levels") from None
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+        raise DamagedFile(f"{where} is not whole JSON ({reason})") from None
+    if json_depth(value) > max_depth:
+        raise DamagedFile(f"{where} nests deeper than {max_depth} levels")
+    return value
+
+
+def read_json(path, max_bytes=MAX_READ_BYTES, max_depth=MAX_JSON_DEPTH):
+    """The JSON value in the plain file ``path`` (``read_plain``, then ``parse_json``)."""
+    return parse_json(read_plain(path, max_bytes), path, max_depth)
