@@ -6,6 +6,12 @@ reference; ``resolve`` imports it. Reading a record never runs code on its own: 
 ``reading(what)``, a reference to code not yet imported that the user did not name
 (``trust``) raises ``UntrustedCode`` instead of being imported.
 
+Finding and checking a reference imports nothing: a module's file is located the way the
+import system would locate it, package by package, without running any package's
+``__init__``. A file is imported from the bytes read once: they are hashed (a file trusted by
+its recorded SHA-256 must match), compiled and run; no bytecode cache (``__pycache__``) is
+read or written, so a planted ``.pyc`` or a file swapped after the check never runs.
+
     >>> is_reference("my_nets.py:tiny_net"), is_reference("mlp")
     (True, False)
     >>> normalise_reference("./a/../nets.py:tiny_net")
@@ -21,12 +27,16 @@ import os
 import pathlib
 import sys
 
+from pvr_keras import files
 from pvr_keras.errors import UntrustedCode
 
 _USER_PACKAGE = "pvr_keras_user"  # sys.modules names of user files loaded by path
 _SOURCES = {}  # a builder file's reference path -> where it was found (a run's record says)
 _READING = []  # what is being read from disk, innermost last: no new code is imported then
 _TRUSTED = set()  # the files / modules the user named themselves (``trust``)
+_DIGESTS = {}  # a trusted file's absolute path -> the SHA-256 its bytes must have to run
+_LOADED = {}  # a loaded file's absolute path -> the SHA-256 of the bytes that ran
+MAX_SOURCE_BYTES = 16 << 20  # a builder / kind file larger than this is not read
 
 
 def is_reference(name):
@@ -79,21 +89,63 @@ def source_file(module):
         if not path.is_file():
             raise ValueError(f"no such file {module!r} (a reference is 'file.py:name')")
         return path
-    try:
-        spec = importlib.util.find_spec(module)
-    except (ImportError, ValueError) as err:
-        raise ValueError(f"cannot find module {module!r}: {err}") from None
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise ValueError(f"cannot find module {module!r} (is its package importable?)")
+    return _module_file(module)
+
+
+def _module_file(module):
+    """The source file of the importable module ``module``, located as the import system
+    locates it (each finder of ``sys.meta_path``, package by package) but without importing
+    anything: no parent package's ``__init__`` runs (``importlib.util.find_spec`` would run
+    them)."""
+    parts = module.split(".")
+    if not all(part.isidentifier() for part in parts):
+        raise ValueError(f"{module!r} is not a module name (a reference is 'module:name')")
+    locations, spec = None, None
+    for depth in range(1, len(parts) + 1):
+        name = ".".join(parts[:depth])
+        loaded = sys.modules.get(name)
+        spec = getattr(loaded, "__spec__", None) if loaded is not None else None
+        if spec is None:
+            spec = _find_spec(name, locations)
+        if spec is None:
+            raise ValueError(f"cannot find module {module!r} (no {name!r} on the import path)")
+        if depth < len(parts):
+            if spec.submodule_search_locations is None:
+                raise ValueError(f"cannot find module {module!r} ({name} is not a package)")
+            locations = list(spec.submodule_search_locations)
+    if not spec.origin or not spec.origin.endswith(".py"):
+        raise ValueError(f"cannot find the Python source of module {module!r}")
     return pathlib.Path(spec.origin)
+
+
+def _find_spec(name, locations):
+    """The spec the first finder of ``sys.meta_path`` gives ``name`` (searching
+    ``locations``, a package's folders, or the import path); finders locate, they run no
+    module code."""
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        if find is None:
+            continue
+        try:
+            spec = find(name, locations)
+        except (ImportError, ValueError, TypeError, OSError):
+            continue
+        if spec is not None:
+            return spec
+    return None
 
 
 def defined_names(path):
     """Names defined at the top level of a Python file: functions, classes, assignments."""
     try:
-        tree = ast.parse(path.read_text(), str(path))
+        source = files.read_plain(path, MAX_SOURCE_BYTES)
+        tree = ast.parse(source, str(path))
+    except (OSError, ValueError) as err:  # a link, a FIFO, a huge file; not UTF-8
+        raise ValueError(f"{path} cannot be read as Python source ({err})") from None
     except SyntaxError as err:
         raise ValueError(f"{path} is not valid Python: {err}") from None
+    except (RecursionError, MemoryError):
+        raise ValueError(f"{path} is not Python this library reads (nested too deeply)") from None
     names = set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef):
@@ -130,9 +182,27 @@ def trust(ref):
     _TRUSTED.add(str(pathlib.Path(module).resolve()) if _is_file(module) else module)
 
 
-def trust_file(path):
-    """Marks the file at ``path`` as the user's (``trust``, for a path already checked)."""
-    _TRUSTED.add(str(pathlib.Path(path).resolve()))
+def trust_module(module):
+    """Marks the importable module ``module`` (``pkg.nets``) as the user's: a record naming
+    ``pkg.nets:build`` may import it (``--trust-module``)."""
+    _module_file(module)  # a module name that can be found (nothing is imported)
+    _TRUSTED.add(module)
+
+
+def trust_file(path, sha256=None):
+    """Marks the file at ``path`` as the user's (``trust``, for a path already checked);
+    with ``sha256``, only bytes with that SHA-256 are run from it (``load_module`` checks the
+    bytes it runs, not a second read)."""
+    key = str(pathlib.Path(path).resolve())
+    _TRUSTED.add(key)
+    if sha256 is not None:
+        _DIGESTS[key] = sha256
+
+
+def loaded_sha256(path):
+    """The SHA-256 of the bytes ``load_module`` ran from the file at ``path`` (None if it
+    has not loaded it): what a run records of the builder it trained with."""
+    return _LOADED.get(str(pathlib.Path(path).resolve()))
 
 
 def is_reading():
@@ -184,10 +254,15 @@ def file_of(ref):
 
 def _check_trusted(module, key):
     if _READING and key not in _TRUSTED:
+        if _is_file(module):
+            how = ("pass --trust-code (trust_code=True) to import it if it is the file the run "
+                   "recorded, or name the reference yourself")  # fmt: skip
+        else:
+            how = (f"a module is imported only when you name it: --trust-module {module} "
+                   f"(registry.trust('{module}:...') in Python)")  # fmt: skip
         raise UntrustedCode(
             f"{_READING[-1]} names code to import ({module}); reading a record runs no code "
-            f"you did not name: pass --trust-code (trust_code=True) to import it, or name the "
-            f"reference yourself"
+            f"you did not name: {how}"
         )
 
 
@@ -209,16 +284,29 @@ def load_module(module):
     _check_trusted(module, str(path))
     if not path.is_file():
         raise ValueError(f"no such file {module!r} (a reference is 'file.py:name')")
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None:
-        raise ValueError(f"cannot load {path} as a Python module")
-    loaded = importlib.util.module_from_spec(spec)
+    source = files.read_plain(path, MAX_SOURCE_BYTES)  # read once: these bytes are run
+    digest = hashlib.sha256(source).hexdigest()
+    expected = _DIGESTS.get(str(path))
+    if expected is not None and digest != expected:
+        raise UntrustedCode(
+            f"{path} changed after it was checked (its SHA-256 is not the recorded one); "
+            f"nothing was imported"
+        )
+    try:
+        code = compile(source, str(path), "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as err:
+        raise ValueError(f"{path} is not valid Python: {err}") from None
+    loaded = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader(name, loader=None, origin=str(path))
+    )
+    loaded.__file__ = str(path)
     sys.modules[name] = loaded
     try:
-        spec.loader.exec_module(loaded)
+        exec(code, loaded.__dict__)  # the checked bytes, compiled here: no bytecode cache
     except BaseException:
         del sys.modules[name]
         raise
+    _LOADED[str(path)] = digest
     return loaded
 
 

@@ -45,6 +45,7 @@ from pvr_keras.references import (  # noqa: F401  (registry.X keeps working for 
     is_reference,
     is_trusted,
     load_module,
+    loaded_sha256,
     normalise_reference,
     reading,
     remember_source,
@@ -53,6 +54,7 @@ from pvr_keras.references import (  # noqa: F401  (registry.X keeps working for 
     split_reference,
     trust,
     trust_file,
+    trust_module,
 )
 
 MODEL_KINDS = ("token", "image", "sequence", "bits")

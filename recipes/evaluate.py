@@ -49,13 +49,9 @@ def parse(argv=None):
     parser.add_argument("--data-dir", help="TFDS data dir of image runs (default: the run's)")
     parser.add_argument("--backend", choices=("tensorflow", "jax"), help="Keras backend")
     parser.add_argument("--json", help="also write the rows to this JSON file")
-    parser.add_argument(
-        "--trust-code",
-        action="store_true",
-        help="import the builder or task kind file the run names (only the file it trained "
-        "with: its SHA-256 is checked); without it a run naming code of its own is refused",
-    )
+    cli.trust_flags(parser)
     args = parser.parse_args(argv)
+    cli.trust_modules(args.trust_module)
     if args.json is not None:  # checked before the evaluation, not after it
         target = pathlib.Path(args.json)
         if target.is_dir():

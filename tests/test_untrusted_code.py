@@ -144,3 +144,92 @@ def test_a_reference_the_user_names_is_theirs(planted):
     with registry.reading("a record"):
         registry.load_module(str(evil))
     assert marker.exists()
+
+
+@pytest.fixture
+def planted_package(tmp_path, monkeypatch):
+    """A package ``runz_<n>`` on the import path whose ``__init__`` writes a marker, with a
+    plain ``nets.py`` builder module: ``(marker, package name)``."""
+    marker = tmp_path / "marker"
+    name = f"runz_{tmp_path.name.replace('-', '_')}"
+    package = tmp_path / "path" / name
+    package.mkdir(parents=True)
+    _plant(package, marker, "__init__.py", "")
+    (package / "nets.py").write_text("def mlp(**kwargs):\n    return None\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "path"))
+    yield marker, name
+    for loaded in [m for m in sys.modules if m.startswith(name)]:
+        del sys.modules[loaded]
+
+
+def test_a_dotted_reference_is_found_without_running_its_package(planted_package, tmp_path):
+    """Finding a module reference's source (to check the name, to read a builder's flags)
+    runs no package ``__init__``; reading a record naming it refuses before importing."""
+    from pvr_keras import training
+    from pvr_keras.cli import model_flags
+
+    marker, name = planted_package
+    assert registry.source_file(f"{name}.nets").name == "nets.py"
+    assert model_flags.builder_source(f"{name}.nets:mlp")[0].name == "nets.py"
+    config = Run.make("token", model=f"{name}.nets:mlp").to_dict()
+    folder = _run_folder(tmp_path / "run", config=config)
+    for trust_code in (False, True):  # --trust-code covers files, not a module's package
+        with pytest.raises(UntrustedCode, match=f"--trust-module {name}.nets"):
+            training.load_run(folder, trust_code=trust_code)
+    assert not marker.exists()
+    registry.trust_module(f"{name}.nets")  # the user names it: now it may be imported
+    with pytest.raises(ValueError):  # the stand-in model.keras does not load
+        training.load_run(folder)
+    assert marker.exists()
+
+
+def test_trust_code_runs_the_hashed_bytes_not_a_planted_pyc(planted, tmp_path):
+    """A ``.pyc`` beside the recorded file, with the file's mtime and size in its header
+    (what Python's cache checks), is never run: the checked source is compiled instead."""
+    import importlib.util
+    from importlib import _bootstrap_external
+
+    from pvr_keras import training
+
+    marker, _ = planted
+    nets = tmp_path / "nets.py"
+    nets.write_text("def mlp(**kwargs):\n    return None\n")
+    evil_code = compile(f"open({str(marker)!r}, 'w').write('ran')\nmlp = None\n", "x", "exec")
+    info = nets.stat()
+    pyc = pathlib.Path(importlib.util.cache_from_source(str(nets)))
+    pyc.parent.mkdir()
+    pyc.write_bytes(_bootstrap_external._code_to_timestamp_pyc(evil_code, info.st_mtime,
+                                                               info.st_size))  # fmt: skip
+    folder = _run_folder(tmp_path / "run", nets, sha256=files.sha256(nets))
+    with pytest.raises(ValueError):  # imported, then the stand-in model.keras fails to load
+        training.load_run(folder, trust_code=True)
+    assert not marker.exists()
+    assert callable(registry.resolve(f"{nets}:mlp"))
+
+
+def test_a_file_swapped_after_the_check_is_not_run(planted, tmp_path, monkeypatch):
+    """The SHA-256 is of the bytes that run: a file replaced between ``--trust-code``'s
+    check and the import is refused, not run."""
+    from pvr_keras import training
+
+    marker, evil = planted
+    nets = tmp_path / "nets.py"
+    nets.write_text("def mlp(**kwargs):\n    return None\n")
+    folder = _run_folder(tmp_path / "run", nets, sha256=files.sha256(nets))
+    checked = registry.trust_file
+
+    def swap_after_check(path, sha256=None):
+        checked(path, sha256)
+        nets.write_bytes(evil.read_bytes())  # the race, deterministically
+
+    monkeypatch.setattr(registry, "trust_file", swap_after_check)
+    with pytest.raises(UntrustedCode, match="changed after it was checked"):
+        training.load_run(folder, trust_code=True)
+    assert not marker.exists()
+
+
+def test_a_module_the_user_names_is_trusted_only_if_found(tmp_path):
+    with pytest.raises(ValueError, match="cannot find module"):
+        registry.trust_module("no_such_pkg_47.nets")
+    with pytest.raises(ValueError, match="not a module name"):
+        registry.trust_module("../x")

@@ -15,6 +15,8 @@ import json
 import pathlib
 import sys
 
+from pvr_keras import cli
+
 
 def analyse(results_dir, test_examples=5_000, train_examples=100_000, trust_code=False):
     from pvr_keras import compat
@@ -90,13 +92,9 @@ def main(argv=None):
     parser.add_argument("results_dir")
     parser.add_argument("--test-examples", type=int, default=5_000)
     parser.add_argument("--train-examples", type=int, default=100_000)
-    parser.add_argument(
-        "--trust-code",
-        action="store_true",
-        help="import the builder files the runs name (each checked against the SHA-256 its "
-        "run recorded); without it such runs are refused",
-    )
+    cli.trust_flags(parser)
     args = parser.parse_args(argv)
+    cli.trust_modules(args.trust_module)
     if not (pathlib.Path(args.results_dir) / "results.jsonl").is_file():
         raise FileNotFoundError(f"{args.results_dir} holds no results.jsonl")
     summaries = analyse(args.results_dir, args.test_examples, args.train_examples, args.trust_code)

@@ -60,7 +60,9 @@ from pvr_keras.cli.flags import (
     parse_flags,
     run_fields,
     system_field,
+    trust_flags,
     trust_given,
+    trust_modules,
 )
 from pvr_keras.cli.folders import (
     RUN_MARKERS,
@@ -97,6 +99,6 @@ __all__ = [
     "format_out", "given_flags", "kind_first", "main", "make_out_folder", "out_field", "parse",
     "parse_flags", "run_fields", "run_sweep", "say_epochs", "start",
     "study_seeds", "sweeps_manifest_compatible", "system_field", "to_dict", "train_one",
-    "trust_given",
+    "trust_flags", "trust_given", "trust_modules",
     "write", "write_config",
 ]  # fmt: skip

@@ -239,6 +239,39 @@ def trust_given(given):
                 registry.trust(item)
 
 
+def trust_flags(parser):
+    """``--trust-code`` and ``--trust-module`` of a tool that loads finished runs: what it
+    may import of the code a run names (``trust_modules`` applies the second)."""
+    parser.add_argument(
+        "--trust-code",
+        action="store_true",
+        help="import the builder or task kind file a run names by path, only if its bytes "
+        "have the SHA-256 the run recorded (checked on the bytes that run); without it a run "
+        "naming code of its own is refused",
+    )
+    parser.add_argument(
+        "--trust-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import this module (pkg.nets) when a run names code in it; --trust-code covers "
+        "files only (repeat for several modules)",
+    )
+
+
+def trust_modules(modules):
+    """Marks each module named by ``--trust-module`` as the user's (``registry.trust_module``);
+    one that cannot be found is a ``ConfigError``."""
+    from pvr_keras import registry
+    from pvr_keras.errors import ConfigError
+
+    for module in modules:
+        try:
+            registry.trust_module(module)
+        except ValueError as error:
+            raise ConfigError(f"--trust-module: {error}") from None
+
+
 def out_field(template):
     """A recipe's ``--out`` field: a folder whose ``{field}`` placeholders are filled in from
     the run (``Recipe.out_folder``)."""

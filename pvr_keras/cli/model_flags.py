@@ -7,7 +7,6 @@ the run's ``model_kwargs`` (so in its identity).
 
 import ast
 import dataclasses
-import importlib.util
 import pathlib
 
 from pvr_keras import kinds, registry
@@ -25,10 +24,7 @@ def builder_source(name):
         return pathlib.Path(module), function
     if module.startswith("pvr_keras.models."):  # without importing the models package
         return registry.MODELS_DIR / (module.rpartition(".")[2] + ".py"), function
-    found = importlib.util.find_spec(module)
-    if found is None or not found.origin:
-        raise ValueError(f"cannot find the source of {module!r}")
-    return pathlib.Path(found.origin), function
+    return registry.source_file(module), function  # found without importing any package
 
 
 def _arguments(path, function):

@@ -166,7 +166,11 @@ def load_run(folder, *, trust_code=False):
     A record that names code of its own (a builder or task kind by reference) never makes
     this import it unless the code is the user's: a reference they named (``registry.trust``,
     as the recipes do with ``--model`` / ``--kind``), one already imported, or, with
-    ``trust_code=True``, a file whose SHA-256 is the one the run recorded when it trained.
+    ``trust_code=True``, a file whose SHA-256 is the one the run recorded when it trained
+    (the bytes checked are the bytes run, read once, never a cached ``.pyc``). A module
+    reference (``pkg.nets:build``) is imported only when the user names it
+    (``registry.trust("pkg.nets:build")``; ``evaluate.py --trust-module pkg.nets``):
+    ``trust_code`` does not cover it.
 
     Raises:
         FileNotFoundError: no record or no saved model there (a run trained without
@@ -212,10 +216,12 @@ def load_run(folder, *, trust_code=False):
 
 def _trust_recorded(folder, ref, digest):
     """With ``trust_code``: trusts the file ``ref`` names if it is the one the run trained
-    with (its SHA-256); a module reference is trusted as it is."""
+    with: only bytes with the recorded SHA-256 are run (checked on the bytes ``load_module``
+    reads and runs, once). A module reference is not trusted this way (its package's code is
+    not what the run recorded): the user names the module (``registry.trust``,
+    ``--trust-module``)."""
     path = registry.file_of(ref)
-    if path is None:  # a module reference: the importable module of that name
-        registry.trust(ref)
+    if path is None:  # a module reference: imported only when the user names it
         return
     if not path.is_file():
         raise FileNotFoundError(f"{folder}: the code it names, {ref}, is not here ({path})")
@@ -229,4 +235,4 @@ def _trust_recorded(folder, ref, digest):
             f"{path} is not the file {folder} was trained with (its SHA-256 differs from the "
             f"recorded one); --trust-code imports only that file"
         )
-    registry.trust_file(path)
+    registry.trust_file(path, digest)

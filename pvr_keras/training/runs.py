@@ -138,7 +138,10 @@ def sources(run):
                 path = pathlib.Path(module).resolve()
                 found[key] = str(path)
                 # What trust_code checks before importing it again (training.load_run).
-                found[f"{key}_sha256"] = files.sha256(path) if path.is_file() else None
+                # (the bytes that ran, when this process imported it)
+                found[f"{key}_sha256"] = registry.loaded_sha256(path) or (
+                    files.sha256(path) if path.is_file() else None
+                )
     return found
 
 
