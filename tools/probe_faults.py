@@ -48,9 +48,10 @@ TINY = ["--num-examples", "3000", "--test-examples", "500", "--epochs", "6", "--
 SWEEP = ["--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "3000", "--seeds", "0",
          "--epochs", "3", "--warmup-epochs", "0", "--min-steps", "0", "--test-examples", "300",
          "--no-figures"]  # fmt: skip
+CODE_CASES = ("planted_code", "security")  # a failed one ran code (the others lost data)
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 CASES = ("kills", "sweep_kills", "truncated", "overwritten", "full_disk", "planted_links",
-         "nested", "planted_code", "results_tools")  # fmt: skip
+         "nested", "planted_code", "results_tools", "security")  # fmt: skip
 
 
 def _recipe(name, *args, env=None, timeout=900, no_space=False):
@@ -263,6 +264,113 @@ def case_planted_code(root, reference):
     )
 
 
+def _tool(name, *args, env=None, timeout=120, cwd=None):
+    """Runs ``tools/NAME`` (or ``recipes/NAME``) as a user would: ``(exit status, stdout,
+    stderr)``, or ``None`` when it ran past ``timeout`` (a hang; it is killed)."""
+    folder = "recipes" if (REPO / "recipes" / name).is_file() else "tools"
+    try:
+        done = subprocess.run([sys.executable, str(REPO / folder / name), *map(str, args)],
+                              env=env or ENV, capture_output=True, text=True, timeout=timeout,
+                              cwd=cwd, stdin=subprocess.DEVNULL)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return None
+    return done.returncode, done.stdout, done.stderr
+
+
+def _one_line(done):
+    """A refusal as the tools make one: exit status 1 or 2, no traceback."""
+    return done is not None and done[0] in (1, 2) and "Traceback" not in done[2]
+
+
+def _named_code_run(root, reference, config_model, marker, *, env=None, folder="named"):
+    """A copy of the finished run whose record names ``config_model`` as its builder, read
+    by evaluate.py (with and without --trust-code) and migrate_runs.py --check; returns how
+    many readers read it."""
+    run = root / folder / "run"
+    shutil.copytree(reference, run)
+    record = json.loads((run / "record.json").read_text())
+    record["config"]["model"] = config_model
+    (run / "record.json").write_text(json.dumps(record))
+    _tool("evaluate.py", run, env=env)
+    _tool("evaluate.py", run, "--trust-code", env=env)
+    _tool("migrate_runs.py", run, "--check", env=env)
+    return 3
+
+
+def case_security(root, reference):
+    """Returns (no code ran, what): the code a record, a flag or a cache could run, each with a
+    marker it writes if it runs. A dotted reference whose package ``__init__`` plants code
+    (record and ``--model ... --help``); ``--trust-code`` beside a planted ``.pyc``; a file
+    swapped every 50 ms during ``--trust-code``; a module reference under ``--trust-code``."""
+    import threading
+
+    marker = root / "security_marker"
+    plant = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+    tried = 0
+    # 1. a package on the path whose __init__ plants code, named by a record and by a flag
+    path = root / "security_path"
+    (path / "runz").mkdir(parents=True)
+    (path / "runz" / "__init__.py").write_text(plant)
+    (path / "runz" / "nets.py").write_text("def build(seq_len, num_classes, k: int = 2):\n"
+                                            "    return None\n")  # fmt: skip
+    env = {**ENV, "PYTHONPATH": f"{path}{os.pathsep}{REPO}"}
+    tried += _named_code_run(root, reference, "runz.nets:build", marker, env=env, folder="dotted")
+    _tool("train.py", "--model", "runz.nets:build", "--help", env=env)
+    tried += 1
+    # 2. the recorded file unchanged, a planted .pyc beside it with its mtime and size
+    import importlib.util
+    from importlib import _bootstrap_external
+
+    nets = root / "security_file" / "nets.py"
+    nets.parent.mkdir()
+    nets.write_text((REPO / "pvr_keras" / "models" / "mlp.py").read_text())
+    info = nets.stat()
+    pyc = pathlib.Path(importlib.util.cache_from_source(str(nets)))
+    pyc.parent.mkdir()
+    pyc.write_bytes(_bootstrap_external._code_to_timestamp_pyc(
+        compile(plant, str(nets), "exec"), info.st_mtime, info.st_size))  # fmt: skip
+    run = root / "security_pyc" / "run"
+    shutil.copytree(reference, run)
+    record = json.loads((run / "record.json").read_text())
+    record["config"]["model"] = f"{nets}:mlp"
+    record["model_source"] = str(nets)
+    record["model_source_sha256"] = hashlib.sha256(nets.read_bytes()).hexdigest()
+    (run / "record.json").write_text(json.dumps(record))
+    _tool("evaluate.py", run, "--trust-code")
+    tried += 1
+    # 3. the recorded file swapped for a planted one every 50 ms while --trust-code reads it
+    good = nets.read_bytes()
+    shutil.rmtree(pyc.parent)
+    stop = threading.Event()
+
+    def swap():
+        while not stop.is_set():
+            for data in (plant.encode() + good, good):
+                tmp = nets.with_name(".swap")
+                tmp.write_bytes(data)
+                os.replace(tmp, nets)
+                time.sleep(0.05)
+
+    swapper = threading.Thread(target=swap, daemon=True)
+    swapper.start()
+    try:
+        for _ in range(4):
+            _tool("evaluate.py", run, "--trust-code")
+            tried += 1
+    finally:
+        stop.set()
+        swapper.join()
+    # 4. a module reference (the standard library's ``this`` prints a poem when imported)
+    zen = _named_code_run(root, reference, "this:s", marker, folder="module")
+    done = _tool("evaluate.py", root / "module" / "run", "--trust-code")
+    tried += zen + 1
+    poem = done is not None and "Zen of Python" in done[1]
+    ran = marker.exists() or poem
+    return not ran, f"{tried} readers of planted packages, .pyc, swapped files and modules: " + (
+        "code ran" if ran else "none ran"
+    )
+
+
 def case_results_tools(root):
     """Returns (nothing lost, what): damaged studies into import_results.py, and an export
     of two holdout studies imported into one folder."""
@@ -334,6 +442,7 @@ def main(argv=None):
             "nested": lambda: case_nested(root, reference),
             "planted_code": lambda: case_planted_code(root, reference),
             "results_tools": lambda: case_results_tools(root),
+            "security": lambda: case_security(root, reference),
         }
         for name, case in cases.items():
             if args.only and name not in args.only:
@@ -341,12 +450,12 @@ def main(argv=None):
             start = time.time()
             ok, what = case()
             results.append((name, ok))
-            label = "ok  " if ok else ("CODE" if name == "planted_code" else "LOST")
+            label = "ok  " if ok else ("CODE" if name in CODE_CASES else "LOST")
             print(f"{label} {what} ({time.time() - start:.0f} s)", flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    ran = sum(1 for name, ok in results if name == "planted_code" and not ok)
-    lost = sum(1 for name, ok in results if name != "planted_code" and not ok)
+    ran = sum(1 for name, ok in results if name in CODE_CASES and not ok)
+    lost = sum(1 for name, ok in results if name not in CODE_CASES and not ok)
     print(f"{len(results)} cases tried, {lost} with data lost, {ran} ran planted code")
     return 1 if lost or ran else 0
 
