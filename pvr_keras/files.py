@@ -140,6 +140,26 @@ def sha256(path):
     return digest.hexdigest()
 
 
+def _open_plain(path):
+    """A read-only descriptor of ``path`` if it is a plain file (checked on the open file:
+    no link followed, no FIFO or device blocked on), and its ``os.fstat``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafePath(
+                f"{path} is a symbolic link; the library reads no file through a link"
+            ) from None
+        if error.errno in (errno.ENOTDIR, errno.ENXIO):  # a path under a file, a socket
+            raise DamagedFile(f"{path} is not a plain file") from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise DamagedFile(f"{path} is not a plain file (a folder, FIFO, socket or device)")
+    return fd, info
+
+
 def read_plain(path, max_bytes=MAX_READ_BYTES):
     """The bytes of ``path``, read once, if it is a plain file of at most ``max_bytes``.
 
@@ -152,27 +172,79 @@ def read_plain(path, max_bytes=MAX_READ_BYTES):
         UnsafePath: a symbolic link is there.
         DamagedFile: not a plain file, or larger than ``max_bytes``.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise UnsafePath(
-                f"{path} is a symbolic link; the library reads no file through a link"
-            ) from None
-        if error.errno in (errno.ENOTDIR, errno.ENXIO):  # a path under a file, a socket
-            raise DamagedFile(f"{path} is not a plain file") from None
-        raise
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+    fd, info = _open_plain(path)
+    if info.st_size > max_bytes:
         os.close(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise DamagedFile(f"{path} is not a plain file (a folder, FIFO, socket or device)")
         raise DamagedFile(f"{path} is larger than {max_bytes} bytes ({info.st_size})")
     with os.fdopen(fd, "rb") as file:
         data = file.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise DamagedFile(f"{path} is larger than {max_bytes} bytes")
     return data
+
+
+NPY_KINDS = "biuf"  # the dtypes read_npy reads: bool, signed and unsigned integers, floats
+
+
+def read_npy(path, max_bytes=MAX_READ_BYTES, check=None):
+    """The array in the NumPy ``.npy`` file ``path``, its header read and checked before a
+    byte of its data.
+
+    The file is opened as ``read_plain`` opens one (a plain file, no link). Its header (format
+    1.0 or 2.0) must give real numbers (bool, integers, floats: no object, complex,
+    timedelta, datetime, string or structured dtype), a shape of non-negative sizes whose
+    data fits ``max_bytes``, and exactly the data bytes the file holds. ``check(shape,
+    dtype)``, when given, sees the header first and refuses it by raising ``ValueError``.
+    Only then is the data read, in one bounded read (no pickle is ever loaded).
+
+    Raises:
+        FileNotFoundError: nothing is there.
+        UnsafePath: a symbolic link is there.
+        DamagedFile: not a plain file, not a .npy array of real numbers, larger than
+            ``max_bytes``, or shorter or longer than its header says.
+    """
+    import math
+
+    import numpy as np
+    from numpy.lib import format as npy
+
+    fd, info = _open_plain(path)
+    with os.fdopen(fd, "rb") as file:
+        try:
+            version = npy.read_magic(file)
+            if version == (1, 0):
+                shape, fortran, dtype = npy.read_array_header_1_0(file)
+            elif version == (2, 0):
+                shape, fortran, dtype = npy.read_array_header_2_0(file)
+            else:
+                raise ValueError(f"format version {version[0]}.{version[1]}")
+        except (ValueError, SyntaxError, TypeError, RecursionError) as error:
+            reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+            raise DamagedFile(f"{path} is not a NumPy .npy array ({reason})") from None
+        if dtype.kind not in NPY_KINDS or dtype.hasobject or dtype.fields or dtype.subdtype:
+            raise DamagedFile(f"{path} is not a NumPy .npy array of real numbers (its dtype "
+                              f"is {dtype})")  # fmt: skip
+        if any(size < 0 for size in shape):
+            raise DamagedFile(f"{path} is not a NumPy .npy array (shape {shape})")
+        if check is not None:
+            check(shape, dtype)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > max_bytes:
+            raise DamagedFile(f"{path} claims an array of shape {shape} and dtype {dtype} "
+                              f"({nbytes:,} bytes): more than {max_bytes:,} bytes")  # fmt: skip
+        held = info.st_size - file.tell()
+        if held != nbytes:
+            raise DamagedFile(f"{path} holds {held:,} bytes of data; its header (shape "
+                              f"{shape}, dtype {dtype}) says {nbytes:,}")  # fmt: skip
+        data = bytearray(nbytes)
+        view, done = memoryview(data), 0
+        while done < nbytes:
+            got = file.readinto(view[done : done + CHUNK])
+            if not got:
+                raise DamagedFile(f"{path} ended {nbytes - done:,} bytes early")
+            done += got
+    array = np.frombuffer(data, dtype=dtype, count=math.prod(shape))
+    return array.reshape(shape, order="F" if fortran else "C")
 
 
 def json_depth(value):
