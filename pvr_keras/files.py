@@ -15,11 +15,12 @@ import io
 import json
 import os
 import pathlib
+import re
 import shutil
 import stat
 import tempfile
 
-from pvr_keras.errors import DamagedFile, DiskFull, UnsafePath
+from pvr_keras.errors import DamagedFile, DiskFull, RunBusy, UnsafePath
 
 TEMP_PREFIX = ".tmp"  # temporary files and folders of writers: ".<name>.tmp<pid>", ".tmp*"
 CHUNK = 1 << 20
@@ -95,34 +96,105 @@ def save_figure(fig, path, **kwargs):
     return write_bytes(path, out.getvalue())
 
 
+class Lock:
+    """An exclusive lock held while a process works on what ``path`` guards (``with
+    Lock(path)``): a second process asking for it fails at once with ``RunBusy``, naming the
+    process that holds it (``busy``). The lock is an ``flock`` on the file ``path`` (opened
+    without following a link), so the operating system drops it when its process dies and
+    a killed process never leaves a stale one; leaving removes the file.
+
+    Raises (on enter):
+        RunBusy: another process holds the lock.
+        UnsafePath: the lock file is a symbolic link.
+    """
+
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+        self._file = None
+
+    def busy(self, holder):
+        """The message of ``RunBusy`` when ``holder`` (``pid N on HOST``) holds the lock."""
+        return f"{self.path} is held by {holder}"
+
+    def __enter__(self):
+        import fcntl
+        import socket
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = open_file(self.path, os.O_RDWR | os.O_CREAT)
+            handle = os.fdopen(fd, "r+")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                handle.close()
+                raise RunBusy(self.busy(holder)) from None
+            if self._still_named(handle):
+                break
+            # The holder removed the file between our open and our lock (it finished):
+            # this lock is on a file nobody else will see; take the one at the path now.
+            handle.close()
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+        handle.flush()
+        self._file = handle
+        return self
+
+    def _still_named(self, handle):
+        try:
+            named = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(handle.fileno())
+        return (named.st_dev, named.st_ino) == (mine.st_dev, mine.st_ino)
+
+    def __exit__(self, *exc):
+        # Removed while still held, so that whoever opens the path next makes a new file.
+        self.path.unlink(missing_ok=True)
+        self._file.close()  # closing releases the lock
+        self._file = None
+
+
 @contextlib.contextmanager
-def temp_folder(parent):
+def temp_folder(parent, prefix=TEMP_PREFIX):
     """A fresh private folder (mode 0700, ``O_EXCL``) inside ``parent`` for a writer that
-    makes files by name (Keras saves), removed afterwards whatever happens."""
+    makes files by name (Keras saves), removed afterwards whatever happens (a kill -9
+    leaves it: ``clean_temporaries``). Its name is ``prefix`` and random lowercase letters,
+    digits or ``_``; a ``prefix`` of a writer's own (a dot, a name, ``TEMP_PREFIX``) lets
+    that writer find its own leftovers."""
     parent = pathlib.Path(parent)
     parent.mkdir(parents=True, exist_ok=True)
-    folder = pathlib.Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=parent))
+    folder = pathlib.Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     try:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def clean_temporaries(folder):
+def clean_temporaries(folder, prefix=None):
     """Removes what killed writers left in ``folder`` (its own entries only: temporary files
-    and folders). Call it only while holding the folder's lock. Returns what was removed."""
+    and folders; with ``prefix``, only the folders ``temp_folder(folder, prefix)`` makes).
+    Call it only while holding the lock of what the temporaries were written for. Returns
+    what was removed."""
     folder = pathlib.Path(folder)
     removed = []
     if not folder.is_dir():
         return removed
+    own = re.compile(re.escape(prefix) + r"[a-z0-9_]+") if prefix is not None else None
     for entry in folder.iterdir():
         name = entry.name
-        # ".tmp*" (a temporary folder), ".<file>.tmp<pid>", and "<name>.tmp" (older layouts)
-        if (
-            name.startswith(TEMP_PREFIX)
-            or (name.startswith(".") and TEMP_PREFIX in name)
-            or (name.endswith(".tmp"))
-        ):
+        if own is not None:
+            found = own.fullmatch(name)
+        else:  # ".tmp*" (a temporary folder), ".<file>.tmp<pid>", "<name>.tmp" (older)
+            found = (
+                name.startswith(TEMP_PREFIX)
+                or (name.startswith(".") and TEMP_PREFIX in name)
+                or (name.endswith(".tmp"))
+            )
+        if found:
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
             else:
