@@ -15,11 +15,12 @@ import io
 import json
 import os
 import pathlib
+import re
 import shutil
 import stat
 import tempfile
 
-from pvr_keras.errors import DamagedFile, DiskFull, UnsafePath
+from pvr_keras.errors import DamagedFile, DiskFull, RunBusy, UnsafePath
 
 TEMP_PREFIX = ".tmp"  # temporary files and folders of writers: ".<name>.tmp<pid>", ".tmp*"
 CHUNK = 1 << 20
@@ -95,34 +96,105 @@ def save_figure(fig, path, **kwargs):
     return write_bytes(path, out.getvalue())
 
 
+class Lock:
+    """An exclusive lock held while a process works on what ``path`` guards (``with
+    Lock(path)``): a second process asking for it fails at once with ``RunBusy``, naming the
+    process that holds it (``busy``). The lock is an ``flock`` on the file ``path`` (opened
+    without following a link), so the operating system drops it when its process dies and
+    a killed process never leaves a stale one; leaving removes the file.
+
+    Raises (on enter):
+        RunBusy: another process holds the lock.
+        UnsafePath: the lock file is a symbolic link.
+    """
+
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+        self._file = None
+
+    def busy(self, holder):
+        """The message of ``RunBusy`` when ``holder`` (``pid N on HOST``) holds the lock."""
+        return f"{self.path} is held by {holder}"
+
+    def __enter__(self):
+        import fcntl
+        import socket
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = open_file(self.path, os.O_RDWR | os.O_CREAT)
+            handle = os.fdopen(fd, "r+")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                handle.close()
+                raise RunBusy(self.busy(holder)) from None
+            if self._still_named(handle):
+                break
+            # The holder removed the file between our open and our lock (it finished):
+            # this lock is on a file nobody else will see; take the one at the path now.
+            handle.close()
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+        handle.flush()
+        self._file = handle
+        return self
+
+    def _still_named(self, handle):
+        try:
+            named = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(handle.fileno())
+        return (named.st_dev, named.st_ino) == (mine.st_dev, mine.st_ino)
+
+    def __exit__(self, *exc):
+        # Removed while still held, so that whoever opens the path next makes a new file.
+        self.path.unlink(missing_ok=True)
+        self._file.close()  # closing releases the lock
+        self._file = None
+
+
 @contextlib.contextmanager
-def temp_folder(parent):
+def temp_folder(parent, prefix=TEMP_PREFIX):
     """A fresh private folder (mode 0700, ``O_EXCL``) inside ``parent`` for a writer that
-    makes files by name (Keras saves), removed afterwards whatever happens."""
+    makes files by name (Keras saves), removed afterwards whatever happens (a kill -9
+    leaves it: ``clean_temporaries``). Its name is ``prefix`` and random lowercase letters,
+    digits or ``_``; a ``prefix`` of a writer's own (a dot, a name, ``TEMP_PREFIX``) lets
+    that writer find its own leftovers."""
     parent = pathlib.Path(parent)
     parent.mkdir(parents=True, exist_ok=True)
-    folder = pathlib.Path(tempfile.mkdtemp(prefix=TEMP_PREFIX, dir=parent))
+    folder = pathlib.Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     try:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def clean_temporaries(folder):
+def clean_temporaries(folder, prefix=None):
     """Removes what killed writers left in ``folder`` (its own entries only: temporary files
-    and folders). Call it only while holding the folder's lock. Returns what was removed."""
+    and folders; with ``prefix``, only the folders ``temp_folder(folder, prefix)`` makes).
+    Call it only while holding the lock of what the temporaries were written for. Returns
+    what was removed."""
     folder = pathlib.Path(folder)
     removed = []
     if not folder.is_dir():
         return removed
+    own = re.compile(re.escape(prefix) + r"[a-z0-9_]+") if prefix is not None else None
     for entry in folder.iterdir():
         name = entry.name
-        # ".tmp*" (a temporary folder), ".<file>.tmp<pid>", and "<name>.tmp" (older layouts)
-        if (
-            name.startswith(TEMP_PREFIX)
-            or (name.startswith(".") and TEMP_PREFIX in name)
-            or (name.endswith(".tmp"))
-        ):
+        if own is not None:
+            found = own.fullmatch(name)
+        else:  # ".tmp*" (a temporary folder), ".<file>.tmp<pid>", "<name>.tmp" (older)
+            found = (
+                name.startswith(TEMP_PREFIX)
+                or (name.startswith(".") and TEMP_PREFIX in name)
+                or (name.endswith(".tmp"))
+            )
+        if found:
             if entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
             else:
@@ -140,6 +212,26 @@ def sha256(path):
     return digest.hexdigest()
 
 
+def _open_plain(path):
+    """A read-only descriptor of ``path`` if it is a plain file (checked on the open file:
+    no link followed, no FIFO or device blocked on), and its ``os.fstat``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafePath(
+                f"{path} is a symbolic link; the library reads no file through a link"
+            ) from None
+        if error.errno in (errno.ENOTDIR, errno.ENXIO):  # a path under a file, a socket
+            raise DamagedFile(f"{path} is not a plain file") from None
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise DamagedFile(f"{path} is not a plain file (a folder, FIFO, socket or device)")
+    return fd, info
+
+
 def read_plain(path, max_bytes=MAX_READ_BYTES):
     """The bytes of ``path``, read once, if it is a plain file of at most ``max_bytes``.
 
@@ -152,27 +244,79 @@ def read_plain(path, max_bytes=MAX_READ_BYTES):
         UnsafePath: a symbolic link is there.
         DamagedFile: not a plain file, or larger than ``max_bytes``.
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise UnsafePath(
-                f"{path} is a symbolic link; the library reads no file through a link"
-            ) from None
-        if error.errno in (errno.ENOTDIR, errno.ENXIO):  # a path under a file, a socket
-            raise DamagedFile(f"{path} is not a plain file") from None
-        raise
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+    fd, info = _open_plain(path)
+    if info.st_size > max_bytes:
         os.close(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise DamagedFile(f"{path} is not a plain file (a folder, FIFO, socket or device)")
         raise DamagedFile(f"{path} is larger than {max_bytes} bytes ({info.st_size})")
     with os.fdopen(fd, "rb") as file:
         data = file.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise DamagedFile(f"{path} is larger than {max_bytes} bytes")
     return data
+
+
+NPY_KINDS = "biuf"  # the dtypes read_npy reads: bool, signed and unsigned integers, floats
+
+
+def read_npy(path, max_bytes=MAX_READ_BYTES, check=None):
+    """The array in the NumPy ``.npy`` file ``path``, its header read and checked before a
+    byte of its data.
+
+    The file is opened as ``read_plain`` opens one (a plain file, no link). Its header (format
+    1.0 or 2.0) must give real numbers (bool, integers, floats: no object, complex,
+    timedelta, datetime, string or structured dtype), a shape of non-negative sizes whose
+    data fits ``max_bytes``, and exactly the data bytes the file holds. ``check(shape,
+    dtype)``, when given, sees the header first and refuses it by raising ``ValueError``.
+    Only then is the data read, in one bounded read (no pickle is ever loaded).
+
+    Raises:
+        FileNotFoundError: nothing is there.
+        UnsafePath: a symbolic link is there.
+        DamagedFile: not a plain file, not a .npy array of real numbers, larger than
+            ``max_bytes``, or shorter or longer than its header says.
+    """
+    import math
+
+    import numpy as np
+    from numpy.lib import format as npy
+
+    fd, info = _open_plain(path)
+    with os.fdopen(fd, "rb") as file:
+        try:
+            version = npy.read_magic(file)
+            if version == (1, 0):
+                shape, fortran, dtype = npy.read_array_header_1_0(file)
+            elif version == (2, 0):
+                shape, fortran, dtype = npy.read_array_header_2_0(file)
+            else:
+                raise ValueError(f"format version {version[0]}.{version[1]}")
+        except (ValueError, SyntaxError, TypeError, RecursionError) as error:
+            reason = str(error).splitlines()[0][:200] if str(error) else type(error).__name__
+            raise DamagedFile(f"{path} is not a NumPy .npy array ({reason})") from None
+        if dtype.kind not in NPY_KINDS or dtype.hasobject or dtype.fields or dtype.subdtype:
+            raise DamagedFile(f"{path} is not a NumPy .npy array of real numbers (its dtype "
+                              f"is {dtype})")  # fmt: skip
+        if any(size < 0 for size in shape):
+            raise DamagedFile(f"{path} is not a NumPy .npy array (shape {shape})")
+        if check is not None:
+            check(shape, dtype)
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes > max_bytes:
+            raise DamagedFile(f"{path} claims an array of shape {shape} and dtype {dtype} "
+                              f"({nbytes:,} bytes): more than {max_bytes:,} bytes")  # fmt: skip
+        held = info.st_size - file.tell()
+        if held != nbytes:
+            raise DamagedFile(f"{path} holds {held:,} bytes of data; its header (shape "
+                              f"{shape}, dtype {dtype}) says {nbytes:,}")  # fmt: skip
+        data = bytearray(nbytes)
+        view, done = memoryview(data), 0
+        while done < nbytes:
+            got = file.readinto(view[done : done + CHUNK])
+            if not got:
+                raise DamagedFile(f"{path} ended {nbytes - done:,} bytes early")
+            done += got
+    array = np.frombuffer(data, dtype=dtype, count=math.prod(shape))
+    return array.reshape(shape, order="F" if fortran else "C")
 
 
 def json_depth(value):

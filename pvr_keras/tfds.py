@@ -17,13 +17,23 @@ so there is nothing to download; the image configs read MNIST / CIFAR-10 from th
 data dir (``data_dir``, else ``TFDS_DATA_DIR``), as ``pvr_keras.data.load_images`` does.
 Examples are keyed by their index, and the features are those of ``benchmarks.Source``
 (``tfds.load(...).as_numpy_iterator()`` gives, in order, what ``source[i]`` gives).
+
+A token or Boolean config is checked against the committed manifest
+(``pvr_keras/benchmarks/manifest.json``) when it is built: its files are read back and each
+split's examples hashed; a build that does not match is removed (``DamagedFile``, naming the
+split). TFDS does not check files it reuses: ``verify`` checks a prepared config again
+
+    pvr_keras.tfds.verify("pvr/token_w3_small", data_dir=DIR)   # {split: sha256}
 """
+
+import shutil
 
 import numpy as np
 import tensorflow_datasets as tfds
 
-from pvr_keras.benchmarks import catalog
+from pvr_keras.benchmarks import catalog, hashes
 from pvr_keras.benchmarks.sources import Source, task_of
+from pvr_keras.errors import DamagedFile
 
 CHUNK = 8192
 
@@ -99,6 +109,19 @@ class Pvr(tfds.core.GeneratorBasedBuilder):
             "journal={arXiv preprint arXiv:2107.12580}, year={2021}}",
         )
 
+    def download_and_prepare(self, *args, **kwargs):
+        """TFDS's, then, when this call built the config, ``verify``: a build whose files do
+        not hold the manifest's examples is removed (``DamagedFile`` naming the split)."""
+        built = not self.is_prepared()
+        super().download_and_prepare(*args, **kwargs)
+        family = catalog.get(self.builder_config.benchmark).family
+        if built and family in hashes.HASHED:
+            try:
+                verify(self)
+            except DamagedFile as error:
+                shutil.rmtree(self.data_dir, ignore_errors=True)
+                raise DamagedFile(f"{error}; the build was removed") from None
+
     def _split_generators(self, dl_manager):
         del dl_manager  # generated locally: nothing to download
         return {split: self._generate_examples(split) for split in catalog.SPLITS}
@@ -128,3 +151,59 @@ class Pvr(tfds.core.GeneratorBasedBuilder):
             rows = source.rows(np.arange(start, min(start + CHUNK, n), dtype=np.int64))
             for i in range(len(next(iter(rows.values())))):
                 yield start + i, {k: v[i] for k, v in rows.items()}
+
+
+def _rows(builder, split, fields):
+    """The prepared rows of a split in index order, ``fields`` only, in chunks."""
+    if builder.info.file_format == tfds.core.FileFormat.ARRAY_RECORD:
+        source = builder.as_data_source(split)
+        for start in range(0, len(source), CHUNK):
+            rows = source.__getitems__(list(range(start, min(start + CHUNK, len(source)))))
+            yield {key: np.asarray([row[key] for row in rows]) for key in fields}
+        return
+    dataset = builder.as_dataset(split=split, batch_size=CHUNK, shuffle_files=False)
+    for rows in tfds.as_numpy(dataset):
+        yield {key: rows[key] for key in fields}
+
+
+def verify(builder, data_dir=None):
+    """Checks a prepared token or Boolean config of ``pvr`` against the committed manifest
+    (``pvr_keras/benchmarks/manifest.json``): each split's files are read back (TFRecord or
+    ArrayRecord) and its number of examples and the SHA-256 of their canonical bytes
+    (``benchmarks.split_hash``: inputs and labels) compared with the manifest's. The other
+    features (pointer, window positions, held-out and frozen flags) are not in the manifest.
+
+    A build is verified when it is made; TFDS reuses prepared files without reading them, so
+    call this on a data dir you did not prepare yourself (or after copying one).
+
+    Args:
+        builder: a ``pvr`` builder, or its name: ``pvr/token_w3_small`` (``:1.0.0``).
+        data_dir: the TFDS data dir of a name (TFDS's default when None).
+
+    Returns:
+        ``{split: sha256}``.
+
+    Raises:
+        DamagedFile: a split that is not the manifest's (one line naming it).
+        FileNotFoundError: the config is not prepared in the data dir.
+        ValueError: an image config (its pixels are the local MNIST / CIFAR-10 copy's: it
+            has no manifest entry), or not a ``pvr`` builder.
+    """
+    if isinstance(builder, str):
+        name = builder if builder.startswith("pvr/") else f"pvr/{builder}"
+        builder = tfds.builder(name, data_dir=data_dir)
+    if not isinstance(builder, Pvr):
+        raise ValueError(f"verify checks a pvr builder; received {builder!r:.80}")
+    config = builder.builder_config
+    family = catalog.get(config.benchmark).family
+    if family not in hashes.HASHED:
+        raise ValueError(f"{config.benchmark}: image configs have no manifest entry (their "
+                         "pixels come from the local MNIST / CIFAR-10 copy)")  # fmt: skip
+    if not builder.is_prepared():
+        raise FileNotFoundError(f"pvr/{config.name} {builder.version} is not prepared in "
+                                f"{builder.data_dir}")  # fmt: skip
+    where = f"pvr/{config.name} {builder.version} in {builder.data_dir}"
+    fields = hashes.FIELDS[family]
+    return {split: hashes.check_rows(config.benchmark, split, config.size,
+                                     _rows(builder, split, fields), where)
+            for split in catalog.SPLITS}  # fmt: skip

@@ -90,28 +90,33 @@ PRESETS = {"quick": lambda given: {}, "standard": lambda given: dict(suite="stan
 
 
 def load_predictions(cfg):
-    """The ``--predictions`` array, checked against ``--config``'s split (no pickles: a .npy
-    read with ``allow_pickle=False``)."""
-    import numpy as np
-
+    """The ``--predictions`` array, checked against ``--config``'s split: a .npy file of real
+    numbers (``files.read_npy``: no pickle, no link), its header (shape, dtype) checked
+    before its data is read."""
     from pvr_keras import benchmarks
+    from pvr_keras.errors import DamagedFile
 
     if cfg.predictions is None or cfg.config is None:
         raise ValueError("--predictions and --config go together (a .npy file and the "
                          "benchmark config it predicts, e.g. token/w3)")  # fmt: skip
     config = benchmarks.get(cfg.config)
     path = pathlib.Path(cfg.predictions)
-    if not path.is_file():
-        raise ValueError(f"--predictions {path}: no such file")
-    try:
-        predictions = np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as error:
-        raise ValueError(f"--predictions {path}: not a NumPy .npy array ({error})") from None
     n = config.sizes(cfg.size)[cfg.split]
-    if len(predictions) != n:
-        raise ValueError(f"--predictions {path} holds {len(predictions):,} rows; {config.name} "
-                         f"{cfg.split} ({cfg.size}) has {n:,} examples")  # fmt: skip
-    return predictions
+
+    def check(shape, dtype):
+        if len(shape) not in (1, 2):
+            raise ValueError(f"--predictions {path} holds an array of shape {shape}; expected "
+                             f"one row per example: ({n},) or ({n}, classes)")  # fmt: skip
+        if shape[0] != n:
+            raise ValueError(f"--predictions {path} holds {shape[0]:,} rows; {config.name} "
+                             f"{cfg.split} ({cfg.size}) has {n:,} examples")  # fmt: skip
+
+    try:
+        return files.read_npy(path, check=check)
+    except FileNotFoundError:
+        raise ValueError(f"--predictions {path}: no such file") from None
+    except (DamagedFile, OSError) as error:  # not an array, a link, a FIFO, ...
+        raise ValueError(f"--predictions: {error}") from None
 
 
 def score_predictions(cfg):

@@ -107,3 +107,47 @@ def test_a_results_folder_is_never_a_runs(tmp_path):
     with pytest.raises(IncompatibleResultsError, match="is a run's folder"):
         ResultsDir(tmp_path, create=True)
     assert not (tmp_path / "sweep.json").exists()
+
+
+def test_read_npy_reads_real_arrays_whole(tmp_path):
+    import numpy as np
+
+    for array in (np.arange(12, dtype=">i4").reshape(3, 4), np.asfortranarray(np.eye(3)),
+                  np.array([True, False]), np.zeros((0, 10), np.float32)):  # fmt: skip
+        np.save(tmp_path / "a.npy", array)
+        np.testing.assert_array_equal(files.read_npy(tmp_path / "a.npy"), array)
+    with open(tmp_path / "v2.npy", "wb") as f:  # format 2.0 (a header over 64 KiB)
+        np.lib.format.write_array(f, np.arange(3), version=(2, 0))
+    np.testing.assert_array_equal(files.read_npy(tmp_path / "v2.npy"), np.arange(3))
+
+
+def test_read_npy_checks_the_header_before_the_data(tmp_path):
+    import numpy as np
+
+    from pvr_keras.errors import DamagedFile
+
+    path = tmp_path / "big.npy"
+    with open(path, "wb") as f:
+        np.lib.format.write_array_header_1_0(f, {"descr": "<f8", "fortran_order": False,
+                                                 "shape": (2**28,)})  # fmt: skip
+    os.truncate(path, 128 + 2**31)  # sparse: 2 GB of data that is never read
+    seen = []
+
+    def check(shape, dtype):
+        seen.append((shape, dtype.str))
+        raise ValueError("refused")
+
+    with pytest.raises(ValueError, match="refused"):
+        files.read_npy(path, check=check)
+    assert seen == [((2**28,), "<f8")]
+    with pytest.raises(DamagedFile, match=r"\(2,147,483,648 bytes\): more than 1,000 bytes"):
+        files.read_npy(path, max_bytes=1000)
+    np.save(tmp_path / "objects.npy", np.array([None]), allow_pickle=True)
+    with pytest.raises(DamagedFile, match="not a NumPy .npy array of real numbers"):
+        files.read_npy(tmp_path / "objects.npy")
+    os.mkfifo(tmp_path / "fifo.npy")  # never blocks
+    with pytest.raises(DamagedFile, match="not a plain file"):
+        files.read_npy(tmp_path / "fifo.npy")
+    (tmp_path / "link.npy").symlink_to(tmp_path / "objects.npy")
+    with pytest.raises(UnsafePath, match="symbolic link"):
+        files.read_npy(tmp_path / "link.npy")

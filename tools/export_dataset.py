@@ -4,8 +4,9 @@
     python tools/export_dataset.py boolean/f3-frozen0 DIR --format text  # JSON lines of prompts
     python tools/export_dataset.py token/w2-holdout1 DIR --format tfrecord --size small
 
-See ``pvr_keras.benchmarks.export``: DIR must be new (or empty); it gets train, validation
-and test files and a README.md whose YAML header lets Hugging Face ``datasets`` read them.
+See ``pvr_keras.benchmarks.export``: DIR must be new (or an empty folder, not a link); it gets
+train, validation and test files and a README.md whose YAML header lets Hugging Face
+``datasets`` read them. Exit status 2 for bad input, 1 when another export writes DIR.
 """
 
 import argparse
@@ -27,9 +28,21 @@ def main(argv=None):
     return 0
 
 
-if __name__ == "__main__":
+def run(argv=None):
+    """``main`` as a command: 0, or one line on stderr and 2 (bad input: a config, a format,
+    a target that is a link, a file or cannot be written) or 1 (a target another export is
+    writing, a planted lock link, a full disk)."""
+    from pvr_keras.errors import DamagedFile, DiskFull, RunBusy, UnsafePath
+
     try:
-        sys.exit(main())
+        return main(argv)
+    except (RunBusy, UnsafePath, DiskFull, DamagedFile) as error:
+        print(f"export_dataset: error: {error}", file=sys.stderr)
+        return 1
     except (ValueError, ImportError) as error:
         print(f"export_dataset: error: {error}", file=sys.stderr)
-        sys.exit(2)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(run())

@@ -7,35 +7,109 @@ writes ``DIR/train.parquet``, ``validation.parquet``, ``test.parquet`` and ``DIR
 a dataset card whose YAML header names the files in the Hugging Face ``configs:`` form, so
 ``datasets.load_dataset("parquet", data_files={...})`` (or ``load_dataset(DIR)``) and
 ``pandas.read_parquet`` read them. Each row is ``Source(name, split)[i]`` in index order. The
-folder is written whole: built beside ``DIR`` and renamed into place, so a failure leaves
-nothing half-written, and an existing non-empty ``DIR`` is refused before any work.
+folder is written whole: built beside ``DIR`` (in ``.DIR.export.tmp*``) and renamed into
+place, so a failure leaves nothing half-written. Before any work, ``DIR`` must be absent or an
+empty folder (not a link), under a folder that can be written, and no other export may be
+writing it (``.DIR.export.lock`` beside it; a second export fails at once). An export killed
+outright (kill -9) leaves its partial folder; the next export of ``DIR`` removes it.
 """
 
+import contextlib
 import json
 import os
 import pathlib
+import stat
 
 import numpy as np
 
 from pvr_keras import files
 from pvr_keras.benchmarks import catalog
 from pvr_keras.benchmarks.sources import Source
+from pvr_keras.errors import DiskFull, UnsafePath
 
 FORMATS = {"parquet": ".parquet", "tfrecord": ".tfrecord", "text": ".jsonl"}
 CHUNK = 16_384
 
 
 def check_target(out):
-    """The export folder: absent or empty, with a parent that can be written."""
-    out = pathlib.Path(out)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ValueError(f"{out} exists and is not an empty folder; export into a new one")
+    """The export folder: absent or an empty folder (not a link), under a folder that can be
+    written (not a file).
+
+    Raises:
+        ValueError: any of these is not so (one line).
+    """
+    out = pathlib.Path(os.path.abspath(out))  # "." and ".." named; no link resolved
+    if not out.name:
+        raise ValueError(f"cannot export into {out}; name a new folder")
+    try:
+        info = os.lstat(out)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:  # a path under a file (ENOTDIR), a name too long, ...
+        raise ValueError(f"cannot export into {out} ({error.strerror})") from None
+    if info is not None:
+        if stat.S_ISLNK(info.st_mode):
+            raise ValueError(f"{out} is a symbolic link; export into a new folder (an "
+                             "export is written through no link)")  # fmt: skip
+        try:
+            empty = stat.S_ISDIR(info.st_mode) and not any(os.scandir(out))
+        except OSError as error:
+            raise ValueError(f"cannot read {out} ({error.strerror})") from None
+        if not empty:
+            raise ValueError(f"{out} exists and is not an empty folder; export into a new one")
     parent = out.parent
-    while not parent.exists():
+    while not os.path.lexists(parent):
         parent = parent.parent
     if not os.access(parent, os.W_OK):
         raise ValueError(f"cannot write under {parent}")
     return out
+
+
+class ExportLock(files.Lock):
+    """Held while an export writes ``out``: the file ``.<name>.export.lock`` beside it."""
+
+    def __init__(self, out):
+        self.out = pathlib.Path(out)
+        super().__init__(self.out.parent / f".{self.out.name}.export.lock")
+
+    def busy(self, holder):
+        return (f"{self.out} is being exported by {holder}: one export per folder at a time "
+                "(wait for it, or export into another folder)")  # fmt: skip
+
+
+def building_prefix(out):
+    """The name of the folders an export of ``out`` is built in, beside it, up to their
+    random part (``.<name>.export.tmp``)."""
+    return f".{pathlib.Path(out).name}.export{files.TEMP_PREFIX}"
+
+
+@contextlib.contextmanager
+def _claim(out, log):
+    """The target locked and checked again, what killed exports of it left removed, and a
+    new folder to build in beside it; ``ValueError`` when that cannot be written there."""
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(ExportLock(out))
+            check_target(out)  # again, now that no other export writes it
+            for name in files.clean_temporaries(out.parent, building_prefix(out)):
+                log(f"removed {out.parent / name}: the partial export of a killed run")
+            building = stack.enter_context(files.temp_folder(out.parent, building_prefix(out)))
+        except (UnsafePath, DiskFull):
+            raise
+        except OSError as error:  # /proc, /sys, a read-only folder
+            raise ValueError(
+                f"cannot write under {out.parent} ({error.strerror or error})"
+            ) from None
+        yield building
+
+
+def _place(building, out):
+    """Renames the built folder to ``out`` (an empty folder there is replaced)."""
+    try:
+        os.rename(building, out)
+    except OSError as error:
+        raise ValueError(f"{out} was changed during the export ({error.strerror}); nothing "
+                         "was written there") from None  # fmt: skip
 
 
 def _chunks(source):
@@ -156,7 +230,7 @@ def export(name, out, *, fmt="parquet", size="standard", data_dir=None, log=prin
     from pvr_keras.benchmarks import hashes
 
     recorded = {s: hashes.recorded(config.name, s, size) for s in catalog.SPLITS}
-    with files.temp_folder(out.parent) as building:
+    with _claim(out, log) as building:
         for split in catalog.SPLITS:
             source = Source(config.name, split, size=size, data_dir=data_dir)
             path = building / f"{split}{FORMATS[fmt]}"
@@ -164,7 +238,5 @@ def export(name, out, *, fmt="parquet", size="standard", data_dir=None, log=prin
             log(f"{config.name} {split}: {len(source):,} examples -> {out / path.name}")
         files.write_text(building / "README.md", card(config, size, fmt, sizes, recorded))
         building.chmod(0o755)  # a plain folder (the temporary one is private)
-        if out.exists():
-            out.rmdir()  # empty (checked)
-        building.rename(out)
+        _place(building, out)
     return out

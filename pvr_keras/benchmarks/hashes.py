@@ -16,11 +16,13 @@ import pathlib
 import numpy as np
 
 from pvr_keras.benchmarks import catalog
+from pvr_keras.errors import DamagedFile
 
 PATH = pathlib.Path(__file__).with_name("manifest.json")
 HASHED = ("token", "boolean")
 CHUNK = 65_536
 FIELDS = {"token": ("tokens", "label"), "boolean": ("bits", "label")}
+DTYPES = {"token": (np.int32, np.int32), "boolean": (np.int8, np.float32)}
 
 
 def _little_endian(array):
@@ -93,3 +95,50 @@ def recorded(name, split, size="standard"):
                          f"catalog's is {config.version}: run "
                          "tools/benchmark_manifest.py")  # fmt: skip
     return entry["sizes"][size][split]["sha256"]
+
+
+def check_rows(name, split, size, chunks, where):
+    """Checks rows read back from elsewhere (a prepared TFDS split) against the committed
+    manifest: their number and the SHA-256 of their canonical bytes, as ``split_hash``
+    computes it from the source.
+
+    Args:
+        name, split, size: the split the rows should be.
+        chunks: row dicts in index order, holding at least the inputs and labels (``FIELDS``)
+            in any dtype whose values the canonical dtype (``DTYPES``) holds exactly.
+        where: what the rows were read from, for the message.
+
+    Returns:
+        The SHA-256 (hex), the manifest's.
+
+    Raises:
+        DamagedFile: the rows are not the manifest's (one line naming ``where`` and the
+            split).
+        ValueError: an image config (no manifest entry), or a manifest of another version.
+    """
+    config = catalog.get(name)
+    want = recorded(config.name, split, size)
+    if want is None:
+        raise ValueError(f"{config.name}: image configs have no manifest entry")
+    examples = manifest()[config.name]["sizes"][size][split]["examples"]
+    fields = FIELDS[config.family]
+    counted, exact = 0, True
+
+    def canonical():
+        nonlocal counted, exact
+        for rows in chunks:
+            out = {}
+            for key, dtype in zip(fields, DTYPES[config.family], strict=True):
+                value = np.asarray(rows[key])
+                out[key] = value.astype(dtype)
+                exact = exact and np.array_equal(out[key], value)  # 2**32 + 3 is not 3
+            counted += len(out[fields[1]])
+            yield out
+
+    got = hash_rows(config.family, canonical())
+    if counted != examples or got != want or not exact:
+        raise DamagedFile(f"{where}: the {split} split does not match the manifest "
+                          f"(pvr_keras/benchmarks/manifest.json): {counted:,} examples of "
+                          f"SHA-256 {got[:16]}..., the manifest's are {examples:,} of "
+                          f"{want[:16]}...")  # fmt: skip
+    return got

@@ -94,7 +94,12 @@ class Source:
         if index.ndim != 1 or not (index.size == 0 or np.issubdtype(index.dtype, np.integer)):
             raise IndexError(f"index must be an int, a slice or a 1-D integer array; received "
                              f"{item!r:.80}")  # fmt: skip
-        index = np.where(index < 0, index + self.num_examples, index).astype(np.int64)
+        # In int64 before adding the length (uint8 + 2000 overflows), and an unsigned index
+        # checked before the cast (uint64 2**64 - 1 would wrap to -1, the last example).
+        if index.dtype.kind == "u" and index.size and index.max() >= self.num_examples:
+            raise IndexError(f"indices out of range for {self!r}")
+        index = index.astype(np.int64)
+        index = np.where(index < 0, index + self.num_examples, index)
         if index.size and (index.min() < 0 or index.max() >= self.num_examples):
             raise IndexError(f"indices out of range for {self!r}")
         return index, True

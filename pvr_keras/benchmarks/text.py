@@ -104,13 +104,17 @@ def text_source(name, split, *, size="standard"):
     return TextSource(name, split, size=size)
 
 
-_NUMBER = re.compile(r"[-+]?\d+")
+_NUMBER = re.compile(r"([-+]?)0*(\d+)")  # leading zeros apart: "-007" is (-, 7)
+MAX_DIGITS = 32  # every answer is a small integer; int() refuses 4,300 digits
 
 
 def score_answer(answer, entry):
     """1.0 when the last integer in ``answer`` is the entry's answer, else 0.0 (a missing or
-    non-text answer scores 0)."""
+    non-text answer scores 0, and so does a number of any length that is not the answer)."""
     if not isinstance(answer, str):
         return 0.0
     found = _NUMBER.findall(answer)
-    return float(bool(found) and int(found[-1]) == int(entry["answer"]))
+    if not found or len(found[-1][1]) > MAX_DIGITS:
+        return 0.0
+    sign, digits = found[-1]
+    return float(int(sign + digits) == int(entry["answer"]))

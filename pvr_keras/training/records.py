@@ -17,15 +17,14 @@ killed at any moment never leaves a half-written record.
 import csv
 import io
 import json
-import os
 import pathlib
 import platform
 import socket
 import sys
 import time
 
-from pvr_keras.errors import DamagedFile, RunBusy
-from pvr_keras.files import open_file, write_text
+from pvr_keras.errors import DamagedFile
+from pvr_keras.files import Lock, write_text
 
 FORMAT = "pvr-keras/run-record"
 FORMAT_VERSION = 1
@@ -147,15 +146,14 @@ def read_record(path):
     return record
 
 
-class RunLock:
+class RunLock(Lock):
     """An exclusive lock on a run folder while a process trains into it (``with RunLock(dir)``).
 
     A second process asking for the same folder fails at once, saying which process holds
-    it, instead of the two overwriting each other's checkpoints. The operating system drops
-    the lock when its process dies, so a killed run never leaves a stale one; a run that
-    ends removes the lock file, so a finished run folder holds none.
-
-    The lock file is opened without following a link (a planted link is refused).
+    it, instead of the two overwriting each other's checkpoints (``files.Lock``: the
+    operating system drops the lock when its process dies, so a killed run never leaves a
+    stale one; a run that ends removes the lock file, so a finished run folder holds none;
+    a planted link is refused).
 
     Raises (on enter):
         RunBusy: another process holds the folder.
@@ -165,51 +163,11 @@ class RunLock:
     NAME = ".lock"
 
     def __init__(self, folder):
-        self.path = pathlib.Path(folder) / self.NAME
-        self._file = None
+        super().__init__(pathlib.Path(folder) / self.NAME)
 
-    def __enter__(self):
-        import fcntl
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        while True:
-            fd = open_file(self.path, os.O_RDWR | os.O_CREAT)
-            handle = os.fdopen(fd, "r+")
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                handle.seek(0)
-                holder = handle.read().strip() or "another process"
-                handle.close()
-                raise RunBusy(
-                    f"{self.path.parent} is in use by {holder}: one run per folder at a time "
-                    f"(wait for it, or use another out folder)"
-                ) from None
-            if self._still_named(handle):
-                break
-            # The holder removed the file between our open and our lock (its run ended):
-            # this lock is on a file nobody else will see; take the one at the path now.
-            handle.close()
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
-        handle.flush()
-        self._file = handle
-        return self
-
-    def _still_named(self, handle):
-        try:
-            named = os.stat(self.path, follow_symlinks=False)
-        except FileNotFoundError:
-            return False
-        mine = os.fstat(handle.fileno())
-        return (named.st_dev, named.st_ino) == (mine.st_dev, mine.st_ino)
-
-    def __exit__(self, *exc):
-        # Removed while still held, so that whoever opens the path next makes a new file.
-        self.path.unlink(missing_ok=True)
-        self._file.close()  # closing releases the lock
-        self._file = None
+    def busy(self, holder):
+        return (f"{self.path.parent} is in use by {holder}: one run per folder at a time "
+                f"(wait for it, or use another out folder)")  # fmt: skip
 
 
 def now():

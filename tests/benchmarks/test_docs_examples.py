@@ -3,6 +3,7 @@ recipes/benchmark.py --predictions; the LLM scoring script on an oracle and on a
 the leaderboard drawn from model tables."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -41,6 +42,61 @@ def test_predictions_of_the_wrong_split_size_are_refused(tmp_path):
     with pytest.raises(ConfigError, match="not a NumPy .npy array"):
         recipe.main(["--predictions", str(tmp_path / "objects.npy"), "--config", "token/w1",
                      "--size", "small"])  # fmt: skip
+
+
+def _npy_header(path, shape, descr="<f8", size=None):
+    """A .npy header alone (128 bytes), the file then made sparse to ``size`` bytes."""
+    with open(path, "wb") as f:
+        np.lib.format.write_array_header_1_0(
+            f, {"descr": descr, "fortran_order": False, "shape": shape}
+        )
+    if size is not None:
+        os.truncate(path, size)
+    return path
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda p: np.save(p, np.array(5.0)), r"holds an array of shape \(\); expected one row"),
+        (lambda p: p.write_bytes(b""), "not a NumPy .npy array"),  # EOFError before
+        # 128 bytes claiming 142 PiB ("Unable to allocate" before)
+        (lambda p: _npy_header(p, (2000, 10**13)), r"claims an array of shape \(2000, "),
+        (lambda p: np.save(p, np.ones((2000, 10), complex)), "of real numbers .*complex128"),
+        (lambda p: np.save(p, np.ones(2000, "m8[s]")), "of real numbers .*timedelta64"),
+        (lambda p: np.save(p, np.ones((2000, 10, 1))), r"shape \(2000, 10, 1\)"),
+        (lambda p: _npy_header(p, (2000,), size=128 + 8), "holds 8 bytes of data; its header"),
+    ],
+    ids=["0-d", "empty", "142-PiB-header", "complex", "timedelta", "3-d", "truncated"],
+)  # fmt: skip
+def test_bad_predictions_files_are_one_line(tmp_path, make, message):
+    from pvr_keras.errors import ConfigError
+
+    recipe = scripts.load("recipes/benchmark.py")
+    path = tmp_path / "p.npy"
+    make(path)
+    with pytest.raises(ConfigError, match=message) as raised:
+        recipe.main(["--predictions", str(path), "--config", "token/w1", "--size", "small"])
+    assert "\n" not in str(raised.value)
+
+
+def test_a_predictions_file_is_refused_from_its_header(tmp_path):
+    # A sparse 2 GB .npy of the wrong length was read in full (2.1 GB, 10 s) before its
+    # shape, known from the header, was refused; now nothing past the header is read.
+    import tracemalloc
+
+    from pvr_keras.errors import ConfigError
+
+    recipe = scripts.load("recipes/benchmark.py")
+    path = _npy_header(tmp_path / "big.npy", (2**28,), "<i8", size=128 + 2**31)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ConfigError, match="holds 268,435,456 rows; token/w1 test"):
+            recipe.main(["--predictions", str(path), "--config", "token/w1"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20
 
 
 def test_the_llm_scoring_script(tmp_path):

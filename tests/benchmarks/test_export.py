@@ -3,12 +3,14 @@ source's rows in index order (pandas reads them back), with a dataset card; bad 
 before any work and a failure leaves nothing behind."""
 
 import json
+import os
 
 import numpy as np
 import pytest
 
 from pvr_keras import benchmarks
 from pvr_keras.benchmarks import export
+from pvr_keras.errors import RunBusy
 from tests import scripts
 
 pandas = pytest.importorskip("pandas")
@@ -91,3 +93,76 @@ def test_bad_exports_fail_before_any_work(tmp_path, tool, monkeypatch, capsys):
     with pytest.raises(OSError, match="disk gone"):
         tool.main(["token/w1", str(tmp_path / "d"), "--size", "small"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no half export, no temp
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Writers that fail the test if an export starts writing."""
+
+    def work(source, path):
+        raise AssertionError(f"the export started writing {path}")
+
+    for fmt in export.WRITERS:
+        monkeypatch.setitem(export.WRITERS, fmt, work)
+
+
+def test_a_target_that_cannot_be_an_export_folder_fails_before_any_work(tmp_path, tool, no_work):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "to_empty").symlink_to(empty)  # failed after the whole export
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "file").write_text("mine")
+    cases = {
+        "to_empty": "to_empty is a symbolic link",
+        "dangling": "dangling is a symbolic link",
+        "file/out": "cannot export into .*file/out",  # a path under a file
+        "/proc/x": "cannot write under /proc",
+        "/sys/x": "cannot write under /sys",
+    }
+    for target, message in cases.items():
+        with pytest.raises(ValueError, match=message):
+            tool.main(["token/w1", str(tmp_path / target), "--size", "small"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "empty", "file",
+                                                           "to_empty"]  # fmt: skip
+    assert not any(empty.iterdir()) and not os.path.lexists(tmp_path / "nowhere")
+
+
+def test_a_target_another_export_writes_is_refused_and_its_build_kept(tmp_path, tool, no_work):
+    out = tmp_path / "out"
+    building = tmp_path / f"{export.building_prefix(out)}x1y2z3w4"
+    building.mkdir()  # the other export's folder being built
+    with export.ExportLock(out):  # a second export ended in "Directory not empty"
+        with pytest.raises(RunBusy, match=f"out is being exported by pid {os.getpid()}"):
+            tool.main(["token/w1", str(out), "--size", "small"])
+        assert building.is_dir()
+
+
+def test_a_killed_exports_partial_folder_is_removed_by_the_next(tmp_path, tool, monkeypatch):
+    def tiny(source, path):
+        path.write_text(source.split)
+
+    monkeypatch.setitem(export.WRITERS, "parquet", tiny)
+    out = tmp_path / "out"
+    left = tmp_path / ".out.export.tmpk9_abc12"  # what a kill -9 leaves
+    (left / "half").mkdir(parents=True)
+    (left / "half" / "train.parquet").write_text("partial")
+    others = [".tmpab12cd34", ".out2.export.tmpab12cd34", ".out.export.tmpQ.export.tmpab12"]
+    for name in others:  # other writers', other targets'
+        (tmp_path / name).mkdir()
+    lines = []
+    export.export("token/w1", out, size="small", log=lines.append)
+    assert not left.exists()
+    assert f"removed {left}: the partial export of a killed run" in lines
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out", *others])
+    written = sorted(p.name for p in out.iterdir())
+    assert written == ["README.md", "test.parquet", "train.parquet", "validation.parquet"]
+
+
+def test_the_tool_exits_2_or_1_with_one_line(tmp_path, tool, no_work, capsys):
+    (tmp_path / "link").symlink_to(tmp_path)
+    assert tool.run(["token/w1", str(tmp_path / "link")]) == 2
+    assert tool.run(["token/w11", str(tmp_path / "a")]) == 2
+    with export.ExportLock(tmp_path / "b"):
+        assert tool.run(["token/w1", str(tmp_path / "b")]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and all(line.startswith("export_dataset: error: ") for line in err)

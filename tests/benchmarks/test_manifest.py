@@ -89,3 +89,23 @@ def test_canonical_bytes_do_not_depend_on_the_chunking():
     assert (
         json.loads(hashes.PATH.read_text())["token/w3"]["sizes"]["small"]["test"]["sha256"] == whole
     )
+
+
+def test_rows_read_back_are_checked_against_the_manifest():
+    from pvr_keras.errors import DamagedFile
+
+    rows = benchmarks.source("token/w1", "test", size="small")[:]
+    rows = {"tokens": rows["tokens"], "label": rows["label"].astype(np.int64)}  # as TFDS
+    sha = hashes.check_rows("token/w1", "test", "small", [rows], "here")
+    assert sha == hashes.recorded("token/w1", "test", "small")
+    halves = [{k: v[:1000] for k, v in rows.items()}, {k: v[1000:] for k, v in rows.items()}]
+    assert hashes.check_rows("token/w1", "test", "small", halves, "here") == sha
+    rewritten = dict(rows, label=rows["label"].copy())
+    rewritten["label"][7] = (rewritten["label"][7] + 1) % 10  # one label rewritten
+    wrapped = dict(rows, label=rows["label"] + 2**32)  # the same int32 bytes, not the labels
+    for bad in ([rewritten], [halves[0]], [rows, halves[1]], [wrapped]):
+        with pytest.raises(DamagedFile, match="^here: the test split does not match the "
+                           "manifest .*the manifest's are 2,000 of"):  # fmt: skip
+            hashes.check_rows("token/w1", "test", "small", bad, "here")
+    with pytest.raises(ValueError, match="image configs have no manifest entry"):
+        hashes.check_rows("block/mnist-2x2", "test", "small", [], "here")

@@ -106,5 +106,14 @@ def test_score_answer():
     assert benchmarks.score_answer("", entry) == 0.0
     assert benchmarks.score_answer(None, entry) == 0.0
     assert benchmarks.score_answer("3 then -1", entry) == 1.0  # the last number counts
+    assert benchmarks.score_answer("-0001", entry) == 1.0  # leading zeros are the number
+    assert benchmarks.score_answer("+3", {"answer": "3"}) == 1.0
     with pytest.raises(ValueError, match="text prompts are for token and Boolean configs"):
         benchmarks.text_source("block/mnist-2x2", "test")
+
+
+def test_an_answer_of_thousands_of_digits_scores_zero():
+    # int() refuses more than 4,300 digits (ValueError): the answer is simply wrong
+    assert benchmarks.score_answer("1" * 5000, {"answer": "1"}) == 0.0
+    assert benchmarks.score_answer("-" + "9" * 100_000, {"answer": "-1"}) == 0.0
+    assert benchmarks.score_answer("0" * 5000 + "7", {"answer": "7"}) == 1.0

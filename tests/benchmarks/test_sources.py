@@ -53,6 +53,21 @@ def test_bad_splits_sizes_and_indices():
             test[bad]
 
 
+def test_index_arrays_of_any_integer_dtype():
+    # index + len(source) computed in the index's own dtype overflowed uint8 / int8
+    test = benchmarks.source("token/w1", "test", size="small")
+    want = test[np.array([200, 1999])]["tokens"]
+    np.testing.assert_array_equal(test[np.array([200], np.uint8)]["tokens"], want[:1])
+    np.testing.assert_array_equal(test[np.array([-1], np.int8)]["tokens"], want[1:])
+    for dtype in (np.uint16, np.uint32, np.uint64, np.int16):
+        np.testing.assert_array_equal(test[np.array([200, 1999], dtype)]["tokens"], want)
+    # 2**64 - 1 is not -1 (an int64 cast would wrap it to the last example)
+    for bad in (np.array([2**64 - 1], np.uint64), np.array([2000], np.uint16),
+                np.array([-2001], np.int16)):  # fmt: skip
+        with pytest.raises(IndexError):
+            test[bad]
+
+
 def _reference(config, split, n):
     """The first n rows of a split from the tf.data streams (the Boolean test split: the
     cube from analysis.boolean)."""
