@@ -140,6 +140,47 @@ def test_target_text_is_one_identity_whatever_its_spaces():
     assert Run.make("gotu", target="x0x1 - x2").run_id == Run.make("gotu", target="x0x1-x2").run_id
 
 
+SPELLINGS = {  # equal targets written differently: one canonical text, one run id
+    "x0": ["+x0", "x00", "1x0", "1.0*x0", "x0+0x1", "2x0-x0", "x0 + 1e308x0 - 1e308x0"],
+    "x0x1-1.25x1x2+1.5x0x2": ["x1x0 - 1.25x2x1 + 1.5x2x0", "+x0x1-1.250x1x2+0.75x0x2+0.75x2x0"],
+    "2x0-0.5": ["x0+x0-.5", "2e0x00 - 5e-1"],
+    "0": ["x0-x0", "0.0"],
+    "parity:0,1": ["parity:1,0", "parity:00,1"],
+    "majority:all": ["majority:5,4,3,2,1,0"],
+    "cyclic:3": ["cyclic:03", "cyclic:+3"],
+}
+
+
+@pytest.mark.parametrize("canonical", sorted(SPELLINGS))
+def test_equal_targets_in_other_spellings_are_one_identity(canonical):
+    cube = boolean_cube(6)
+    assert FunctionTask(num_bits=6, target=canonical).target == canonical  # a fixed point
+    run = Run.make("gotu", num_bits=6, target=canonical)
+    for text in SPELLINGS[canonical]:
+        assert FunctionTask(num_bits=6, target=text).target == canonical, text
+        assert Run.make("gotu", num_bits=6, target=text).run_id == run.run_id
+        np.testing.assert_array_equal(parse_target(text, 6).label(cube), run.task.label(cube))
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("1e999x0", "finite numbers"),
+        ("x0 - 1e999x1 + 1e999x1", "finite numbers"),
+        ("1e308x0+1e308x0", "reaches inf"),  # the sum overflows
+        ("1e19x0 + 1e19x1", "reaches 2e\\+19"),  # float32 labels: the squared error overflows
+        ("x\u0663", "ASCII"),  # x3 in Arabic-Indic digits
+        ("x\uff10", "ASCII"),  # x0 in full-width digits
+        ("parity:\u0663", "ASCII"),
+    ],
+)
+def test_a_target_with_unbounded_values_or_other_digits_is_refused(text, match):
+    with pytest.raises(ValueError, match=match):
+        FunctionTask(num_bits=6, target=text)
+    with pytest.raises(ValueError, match=match):
+        Run.make("gotu", num_bits=6, target=text)
+
+
 GENERATED = [
     FunctionTask(num_bits=9, target="x0x1-1.25x1x2+1.5x2x0", domain=domain)
     for domain in ("any_of:0,1", "parity:0,1,2", "ball:3", "frozen:2,5", "all")
