@@ -12,6 +12,7 @@ from pvr_keras import data
 from pvr_keras.analysis import boolean_cube
 from pvr_keras.data import device_boolean
 from pvr_keras.data.numpy_examples import boolean_examples
+from pvr_keras.errors import ConfigError
 from pvr_keras.runconfig import Run
 from pvr_keras.tasks import BooleanTask, Domain, FunctionTask, parse_target
 from tests.stats import assert_uniform
@@ -244,6 +245,27 @@ def test_draw_all_is_every_seen_point_once_then_the_whole_cube_in_the_test_split
     np.testing.assert_array_equal(np.sort(rows), np.arange(256))
     again, _ = device_boolean.boolean_arrays(task, 256, seed=4, split="test")
     np.testing.assert_array_equal(again, t)
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        {"num_examples": 10, "test_examples": 100},  # the issue's
+        {"num_examples": 10, "test_examples": 64},  # some seen points never trained on
+        {"num_examples": 128, "test_examples": 64},  # every seen point twice an epoch
+        {"num_examples": 64, "test_examples": 65},  # a cube point tested twice
+    ],
+)
+def test_draw_all_needs_the_seen_points_and_at_most_the_cube(sizes):
+    with pytest.raises(ConfigError, match="num_examples must be the 64 seen points"):
+        Run.make("gotu", num_bits=6, draw="all", **sizes)
+    with pytest.raises(ConfigError, match="the 48 seen points of 'any_of:0,1'"):
+        Run.make("gotu", num_bits=6, draw="all", domain="any_of:0,1", num_examples=64)
+    # every seen point once, and the cube (or a sample of it without repeats: the recipes' 8192)
+    Run.make("gotu", num_bits=6, draw="all", num_examples=64, test_examples=64)
+    Run.make("gotu", num_bits=6, draw="all", domain="any_of:0,1", num_examples=48,
+             test_examples=32)  # fmt: skip
+    Run.make("gotu", num_bits=6, **sizes)  # drawn uniformly: any sizes
 
 
 def test_a_boolean_run_takes_a_holdout_or_a_domain_not_both():
