@@ -92,6 +92,21 @@ def check_choice(name, value, choices):
     return value
 
 
+REAL_KINDS = "biuf"  # NumPy dtype kinds of real numbers: bool, int, unsigned int, float
+_KIND_NAMES = {"b": "bool", "i": "int", "u": "unsigned int", "f": "float"}
+
+
+def check_real_dtype(name, array, kinds=REAL_KINDS):
+    """``array`` (a NumPy array) if its dtype holds real numbers of ``kinds`` (NumPy dtype
+    kinds; default bool, int, unsigned int or float), else a ValueError naming the dtype:
+    complex values (a conversion to float drops their imaginary part, an argmax orders them),
+    timedelta64 (NumPy counts it an integer), datetime64, objects, text."""
+    if array.dtype.kind not in kinds:
+        allowed = ", ".join(_KIND_NAMES[k] for k in kinds)
+        raise ValueError(f"{name} must be real numbers ({allowed}); received dtype {array.dtype}")
+    return array
+
+
 def check_instance(name, value, cls):
     """``value`` if it is a ``cls`` (e.g. the task of a stream), else a ValueError."""
     if not isinstance(value, cls):

@@ -203,6 +203,8 @@ class Run:
         holdout = spec.check(self.task, data.holdout)
         if holdout is not data.holdout:
             object.__setattr__(self, "data", dataclasses.replace(data, holdout=holdout))
+        if spec.check_run is not None:
+            spec.check_run(self)
         self._check_model(spec)
 
     def _check_model(self, spec):

@@ -199,3 +199,35 @@ def test_a_preset_may_give_an_axis():
     assert [r.seed for r in parsed.runs()] == [5, 6]
     assert recipe.parse_all(["--seed", "7"]).axes == {}  # a flag replaces the preset's grid
     assert Run.make("token", seed=5) == parsed.run
+
+
+@pytest.mark.parametrize(
+    "argument",
+    ["k={[1]: 2}", "k={1, [2]}", "k: " + "-" * 900 + "1 = 3"],
+)
+def test_a_builder_argument_python_could_not_build_is_a_plain_flag(
+    token_pvr, tmp_path, monkeypatch, capsys, argument
+):
+    # Read from the source for --help: a default with an unhashable key or member, or an
+    # annotation nested too deep for ast, reads as none (as a non-literal would), never a
+    # traceback.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "odd.py").write_text(f"def f(seq_len, vocab, num_classes, {argument}):\n  pass\n")
+    with pytest.raises(SystemExit) as exit:
+        token_pvr.RECIPE.parse_all(["--model", "odd.py:f", "--help"])
+    assert exit.value.code == 0
+    assert "--model.k" in capsys.readouterr().out
+
+
+def test_a_builder_file_too_deep_for_ast_offers_no_flags_of_its_own(
+    token_pvr, tmp_path, monkeypatch, capsys
+):
+    monkeypatch.chdir(tmp_path)
+    deep = "-" * 5000 + "1"
+    (tmp_path / "deep.py").write_text(
+        f"def f(seq_len, vocab, num_classes, zz: int = 8, k={deep}):\n  pass\n"
+    )
+    with pytest.raises(SystemExit) as exit:
+        token_pvr.RECIPE.parse_all(["--model", "deep.py:f", "--help"])
+    assert exit.value.code == 0
+    assert "--model.zz" not in capsys.readouterr().out  # read none: the run's check says why

@@ -24,7 +24,7 @@ Example:
 
 import numpy as np
 
-from pvr_keras.checks import check_positive
+from pvr_keras.checks import check_positive, check_real_dtype
 
 MAX_CUBE_BITS = 20  # 2**20 rows; the cube is enumerated
 
@@ -46,17 +46,20 @@ def boolean_cube(num_bits):
     return (1 - 2 * ((rows >> np.arange(d)) & 1)).astype(np.int8)
 
 
-def _check_values(values):
-    values = np.asarray(values, np.float64)
+def _check_values(values, name="values"):
+    """``(values as float64, d)``: real numbers (no complex, no timedelta64), 2**d of them
+    with d at most ``MAX_CUBE_BITS`` (checked before any float64 copy), finite."""
+    values = check_real_dtype(name, np.asarray(values))
     if values.ndim != 1 or values.size < 2 or values.size & (values.size - 1):
         raise ValueError(
-            f"values must be a 1-D array of a function on the cube, of length 2**d (d >= 1); "
+            f"{name} must be a 1-D array of a function on the cube, of length 2**d (d >= 1); "
             f"received shape {values.shape}"
         )
     d = int(values.size).bit_length() - 1
     _check_bits(d)
+    values = np.asarray(values, np.float64)
     if not np.isfinite(values).all():
-        raise ValueError("values must be finite")
+        raise ValueError(f"{name} must be finite")
     return values, d
 
 
@@ -162,7 +165,7 @@ def frozen_prediction(values, bit):
 
 def half_mse(predictions, values):
     """Half the mean squared error on the cube, the paper's generalisation error."""
-    predictions, _ = _check_values(predictions)
+    predictions, _ = _check_values(predictions, "predictions")
     values, _ = _check_values(values)
     if predictions.shape != values.shape:
         raise ValueError(f"shapes differ: {predictions.shape} and {values.shape}")

@@ -30,6 +30,7 @@ is solved on that sub-cube.
 import numpy as np
 
 from pvr_keras.analysis.boolean import _check_values, subset_sizes
+from pvr_keras.checks import check_real_dtype
 
 MAX_EXACT_BITS = 16  # bits that f or the seen domain depend on (the cube enumerates 2**d)
 MAX_SIDE = 2**13  # the smaller of the seen and unseen sets: an orthonormal basis of that many
@@ -322,7 +323,8 @@ def leak(learned, values, mdi, seen):
     """
     values, _ = _check_values(values)
     seen = _check_seen(seen, values.size)
-    learned, mdi = np.asarray(learned, np.float64), np.asarray(mdi, np.float64)
+    learned, mdi = (np.asarray(check_real_dtype(name, np.asarray(a)), np.float64)
+                    for name, a in (("learned", learned), ("mdi", mdi)))  # fmt: skip
     if learned.shape != values.shape or mdi.shape != values.shape:
         raise ValueError(f"learned and mdi must have the shape of values, {values.shape}")
     unseen = ~seen

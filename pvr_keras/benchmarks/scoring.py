@@ -10,6 +10,7 @@ tied to the examples it was measured on.
 import numpy as np
 
 from pvr_keras.benchmarks.sources import Source
+from pvr_keras.checks import check_real_dtype
 
 
 def _classes(predictions, n, num_classes):
@@ -58,6 +59,8 @@ def score(name, predictions, split="test", *, size="standard", data_dir=None):
     """
     from pvr_keras.benchmarks.hashes import recorded
 
+    # Real numbers only: no complex logits or values, no timedelta64 "integers".
+    predictions = check_real_dtype("predictions", np.asarray(predictions), "iuf")
     src = Source(name, split, size=size, data_dir=data_dir)
     config = src.config
     n = len(src)

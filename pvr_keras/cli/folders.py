@@ -9,6 +9,7 @@ import pathlib
 from pvr_keras import legacy
 from pvr_keras.errors import ConfigError
 from pvr_keras.files import write_text
+from pvr_keras.training.checkpoint import Checkpoint
 
 
 def format_out(template, values):
@@ -43,10 +44,11 @@ def check_out_folder(out, *, sweep=False, own=()):
     a folder this user cannot write, inside another run, sweep or recipe folder, above one
     (``own``: the names of the sub-folders the recipe itself writes, e.g. ``holdout``), a
     sweep's results folder for a single run, or a run's folder for a sweep (whose run
-    folders live in ``runs/``).
+    folders live in ``runs/``); for a run, a link or a file where its checkpoint goes.
 
     Raises:
         ConfigError: what is wrong and where.
+        UnsafePath, DamagedFile: a link or a file at ``checkpoint`` (``Checkpoint.check``).
     """
     text = str(out)
     if not text.strip():
@@ -78,6 +80,8 @@ def check_out_folder(out, *, sweep=False, own=()):
         raise ConfigError(f"--out {text} is a run's folder ({mine}), not a sweep's results folder")
     if not sweep and mine == "sweep.json":
         raise ConfigError(f"--out {text} is a sweep's results folder, not a run's folder")
+    if not sweep:  # a link or a file where the run's checkpoint goes: refused now, not at epoch 1
+        Checkpoint(out / "checkpoint").check()
     allowed = {out / "runs"} if sweep else {out / name for name in own}
     for marker in RUN_MARKERS:
         for found in out.rglob(marker):

@@ -27,8 +27,16 @@ def builder_source(name):
     return registry.source_file(module), function  # found without importing any package
 
 
+# What reading a builder's source may raise where Python could not run it either: a default
+# no literal can be (``{[1]: 2}``: unhashable), an expression nested deeper than the parser
+# or ``ast`` recurses (5,000 unary minus signs), a malformed or undecodable file.
+_UNREADABLE = (ValueError, TypeError, SyntaxError, RecursionError, MemoryError)
+
+
 def _arguments(path, function):
-    """``[(name, annotation source or None, default value or MISSING)]`` of a function."""
+    """``[(name, annotation source or None, default value or MISSING)]`` of a function: a
+    default that is not a literal (or cannot be one) is MISSING, an annotation too deep to
+    read is None."""
     tree = ast.parse(path.read_text(), str(path))
     node = next(
         (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function), None
@@ -47,9 +55,12 @@ def _arguments(path, function):
         elif default is not dataclasses.MISSING:
             try:
                 default = ast.literal_eval(default)
-            except ValueError:
+            except _UNREADABLE:
                 default = dataclasses.MISSING  # not a literal: typed by its annotation only
-        annotation = ast.unparse(arg.annotation) if arg.annotation is not None else None
+        try:
+            annotation = ast.unparse(arg.annotation) if arg.annotation is not None else None
+        except _UNREADABLE:
+            annotation = None  # too deep to read: typed by its default only
         out.append((arg.arg, annotation, default))
     return out
 
@@ -84,8 +95,8 @@ def builder_fields(models, kind):
             model = registry.model_spec(name)
             path, function = builder_source(name)
             arguments = _arguments(path, function)
-        except (ValueError, OSError, SyntaxError):
-            continue  # not a model here: the run's check says why, in its words
+        except (OSError, *_UNREADABLE):
+            continue  # not a model here (or no source to read): the run's check says why
         skip = supplied | {model.width_arg, "name"}
         for arg, annotation, default in arguments:
             if arg in skip or arg in fields:

@@ -7,6 +7,7 @@ unseen part. The exact measures on the cube (the min-degree interpolator, the le
 unseen error) come from ``analysis.gotu_tracking`` during training.
 """
 
+from pvr_keras.errors import ConfigError
 from pvr_keras.hyperparams import GOTU
 from pvr_keras.kinds.boolean import model_arguments  # the models of bits take d
 from pvr_keras.kinds.spec import TaskKind, register_kind
@@ -25,6 +26,23 @@ def check(task, holdout):
             f"--domain frozen:0,1), not a holdout; received holdout={holdout}"
         )
     return 0
+
+
+def check_run(run):
+    """A ``draw="all"`` run trains on every seen point once an epoch and tests on the cube's
+    points, each at most once: ``num_examples`` is the number of seen points and
+    ``test_examples`` at most 2**d (a ``ConfigError`` otherwise)."""
+    task, data = run.task, run.data
+    if task.draw != "all":
+        return
+    seen, cube = task.num_seen, 2**task.num_bits
+    if data.num_examples != seen or data.test_examples > cube:
+        raise ConfigError(
+            f"draw='all' trains on every seen point once an epoch and tests on the cube's "
+            f"points once: num_examples must be the {seen} seen points of {task.domain!r} "
+            f"and test_examples at most 2**{task.num_bits} = {cube}; received num_examples="
+            f"{data.num_examples}, test_examples={data.test_examples}"
+        )
 
 
 def id_parts(run):
@@ -60,5 +78,6 @@ GOTU_KIND = register_kind(
         eval_batch_size=2048,  # a mean-field net's 65,536 units: 0.5 GB of outputs a batch
         metric="mse",
         id_parts=id_parts,
+        check_run=check_run,
     )
 )

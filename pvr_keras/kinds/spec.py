@@ -35,6 +35,8 @@ class TaskKind:
         model_arguments: ``task -> dict``: the builder's task arguments.
         check: ``(task, holdout) -> holdout``: checks the task for this kind and the holdout
             setting, and returns the holdout normalised (an int k, or a bool for blocks).
+        check_run: ``run -> None``: checks a whole run of this kind (its sizes against its
+            task: the gotu kind's ``draw="all"``), raising a ValueError; or None.
         defaults: the kind's defaults of other run fields (``model``, ``num_examples``, ...).
         identity: run fields always in a run's identity (the others only when they differ
             from the kind's default); None: every field.
@@ -65,6 +67,7 @@ class TaskKind:
     prepare: str | None = None
     metric: str = "accuracy"
     id_parts: Callable[[Any], list] | None = None
+    check_run: Callable[[Any], None] | None = None
 
     def __post_init__(self):
         if self.models not in MODEL_KINDS:

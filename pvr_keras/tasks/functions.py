@@ -12,11 +12,22 @@ text (a run field, a flag, a sweep axis):
 - ``cyclic:3``: sum over i of x_i x_(i+1) x_(i+2), indices mod d (their ``cyclic3dim15``);
 - ``staircase:4``: x0 + x0x1 + x0x1x2 + x0x1x2x3.
 
+A target is ASCII text with finite coefficients, and the largest value it takes (the sum of
+its coefficients' sizes) at most ``MAX_TARGET_VALUE``: the labels are float32 and the loss
+squares them. A task keeps one canonical spelling of it (``canonical_target``), so equal
+targets written differently are one run: no spaces, no leading ``+``, each monomial's bits in
+increasing order without leading zeros (``x1x00`` is ``x0x1``), a monomial written twice
+summed, zero terms dropped, coefficients as Python's shortest float text without a ``1``
+(``2x0 - 0.5x1``); the terms stay in the order written. A named target's bits are sorted
+(every bit is ``all``), its K a plain integer. A text already in this form is unchanged, so
+the ids of the runs recorded before it stay.
+
 The domain (``tasks.domains``) is where training and validation examples are drawn: uniformly
 over its points (``draw="uniform"``, any ``num_examples``), or every seen point once per epoch
 (``draw="all"``, their code's training size 0: then ``num_examples`` must be the number of
-seen points and the test split is the whole cube, ``test_examples = 2**d``). The test split
-is always the whole cube, so its loss counts the unseen part.
+seen points, and the test split is the whole cube in a random order, ``test_examples`` at
+most ``2**d``: each point once; the gotu kind refuses other sizes). The test split is always
+drawn from the whole cube, so its loss counts the unseen part.
 
     >>> task = FunctionTask(num_bits=15, target="x0x1", domain="any_of:0,1")
     >>> task.function.terms
@@ -26,6 +37,7 @@ is always the whole cube, so its loss counts the unseen part.
 """
 
 import dataclasses
+import math
 import re
 
 from pvr_keras.checks import check_choice, check_int
@@ -36,13 +48,15 @@ from pvr_keras.tasks.domains import Domain, check_domain
 
 DRAWS = ("uniform", "all")
 MAX_ENUMERATED_BITS = 20  # draw="all" lists the seen rows of the cube
+MAX_TARGET_VALUE = 1e19  # the largest |f(x)|: float32 labels whose square (the loss) is finite
 _TERM = re.compile(r"\s*([+-])?\s*((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)?\s*\*?\s*((?:x\d+)*)\s*")
 _NAMED = ("cyclic", "staircase", *BOOLEAN_AGGREGATIONS)
 
 
 def _polynomial(text, num_bits):
-    """{subset: coefficient} of a polynomial written as text."""
-    terms, position = {}, 0
+    """{subset: coefficient} of a polynomial written as text, in the order first written (a
+    monomial written twice: the exact sum of its coefficients)."""
+    written, position = {}, 0
     text = text.strip()
     while position < len(text):
         found = _TERM.match(text, position)
@@ -60,11 +74,40 @@ def _polynomial(text, num_bits):
         if any(b >= num_bits for b in bits):
             raise ValueError(f"target bits must be in 0..{num_bits - 1}; received {monomial!r}")
         coefficient = float(number) if number else 1.0
-        terms[bits] = terms.get(bits, 0.0) + (-coefficient if sign == "-" else coefficient)
+        if not math.isfinite(coefficient):
+            raise ValueError(f"a target's coefficients are finite numbers; received {number!r} "
+                             f"in {text!r}")  # fmt: skip
+        written.setdefault(bits, []).append(-coefficient if sign == "-" else coefficient)
         position = found.end()
-    if not terms:
+    if not written:
         raise ValueError("the target is empty: give a polynomial such as 'x0x1'")
+    try:
+        terms = {bits: math.fsum(cs) for bits, cs in written.items()}
+    except OverflowError:
+        terms = {(): math.inf}  # a sum past the largest float: refused below
+    largest = sum(abs(c) for c in terms.values())
+    if not largest <= MAX_TARGET_VALUE:
+        raise ValueError(
+            f"a target's values must stay within +-{MAX_TARGET_VALUE:g} (float32 labels whose "
+            f"squared error is finite); {text!r} reaches {largest:g}"
+        )
     return {s: c for s, c in terms.items() if c != 0} or {(): 0.0}
+
+
+def _number(value):
+    """The shortest text that reads back as ``value`` (``2`` for 2.0)."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def _polynomial_text(terms):
+    """The canonical text of ``{subset: coefficient}`` (``_polynomial``'s): ``2x0-x1x2+0.5``."""
+    out = ""
+    for bits, c in terms.items():
+        monomial = "".join(f"x{b}" for b in bits)
+        size = "" if abs(c) == 1 and monomial else _number(abs(c))
+        out += ("-" if c < 0 else "+" if out else "") + size + monomial
+    return out
 
 
 def _bit_list(rest, num_bits, text):
@@ -79,20 +122,26 @@ def _bit_list(rest, num_bits, text):
     return bits
 
 
-def parse_target(text, num_bits):
-    """The ``BooleanFunction`` written as ``text`` on d = ``num_bits`` bits (see the module
-    docstring), or a ValueError."""
+def _read_target(text, num_bits):
+    """``(canonical text, BooleanFunction)`` of a target written as ``text`` on d =
+    ``num_bits`` bits (see the module docstring), or a ValueError."""
     check_int("num_bits", num_bits, 1)
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"a target is text such as 'x0x1' or 'parity:0,1'; received {text!r}")
+    if not text.isascii():  # int() and \d read other scripts' digits: 'x\u0663' is x3
+        raise ValueError(f"a target is ASCII text (bits x0, x1, ..., digits 0-9); received "
+                         f"{text!r}")  # fmt: skip
     name, colon, rest = text.strip().partition(":")
     if not colon:
-        return BooleanFunction.fourier(num_bits, _polynomial(text, num_bits))
+        terms = _polynomial(text, num_bits)
+        return _polynomial_text(terms), BooleanFunction.fourier(num_bits, terms)
     if name not in _NAMED:
         raise ValueError(f"a named target is one of {', '.join(_NAMED)} (e.g. 'parity:0,1'); "
                          f"received {text!r}")  # fmt: skip
-    if name in BOOLEAN_AGGREGATIONS:
-        return BooleanFunction.of_subset(num_bits, _bit_list(rest, num_bits, text), name)
+    if name in BOOLEAN_AGGREGATIONS:  # symmetric in its bits: sorted, every bit is 'all'
+        bits = tuple(sorted(_bit_list(rest, num_bits, text)))
+        listed = "all" if len(bits) == num_bits else ",".join(map(str, bits))
+        return f"{name}:{listed}", BooleanFunction.of_subset(num_bits, bits, name)
     try:
         k = int(rest)
     except ValueError:
@@ -100,12 +149,25 @@ def parse_target(text, num_bits):
     if not 1 <= k <= num_bits:
         raise ValueError(f"{name}:K needs K in 1..{num_bits}; received {text!r}")
     if name == "staircase":
-        return BooleanFunction.staircase(num_bits, k)
+        return f"{name}:{k}", BooleanFunction.staircase(num_bits, k)
     expansion = {}
     for i in range(num_bits):
         bits = tuple(sorted({(i + t) % num_bits for t in range(k)}))
         expansion[bits] = expansion.get(bits, 0.0) + 1.0
-    return BooleanFunction.fourier(num_bits, expansion)
+    return f"{name}:{k}", BooleanFunction.fourier(num_bits, expansion)
+
+
+def parse_target(text, num_bits):
+    """The ``BooleanFunction`` written as ``text`` on d = ``num_bits`` bits (see the module
+    docstring), or a ValueError."""
+    return _read_target(text, num_bits)[1]
+
+
+def canonical_target(text, num_bits):
+    """The one spelling of the target written as ``text`` on d = ``num_bits`` bits (see the
+    module docstring): ``canonical_target("+x1x00 + 2", 4) == "x0x1+2"``; a ValueError if it
+    is not a target."""
+    return _read_target(text, num_bits)[0]
 
 
 def expansion_of(function):
@@ -136,7 +198,7 @@ class FunctionTask:
     )
     draw: str = field(
         "training examples drawn uniformly from the domain, or every seen point once (all: "
-        "num_examples = the seen points, test_examples = 2**d)",
+        "num_examples = the seen points, test_examples at most 2**d)",
         DRAWS,
         default="uniform",
     )
@@ -148,8 +210,8 @@ class FunctionTask:
         check_choice("draw", self.draw, DRAWS)
         if not isinstance(self.target, str):
             raise ValueError(f"a target is text such as 'x0x1'; received {self.target!r}")
-        object.__setattr__(self, "target", "".join(self.target.split()))  # one text, one id
-        parse_target(self.target, d)
+        # One spelling of a target, one run id (spaces, '+x0', 'x00', 'x1x0': its text).
+        object.__setattr__(self, "target", canonical_target("".join(self.target.split()), d))
         object.__setattr__(self, "domain", check_domain(self.domain, d))
         if self.draw == "all" and d > MAX_ENUMERATED_BITS:
             raise ValueError(
@@ -183,4 +245,5 @@ class FunctionTask:
         return self.function.label(x)
 
 
-__all__ = ["DRAWS", "FunctionTask", "expansion_of", "parse_target"]
+__all__ = ["DRAWS", "MAX_TARGET_VALUE", "FunctionTask", "canonical_target", "expansion_of",
+           "parse_target"]  # fmt: skip

@@ -9,6 +9,9 @@ restore the checksums are verified: a damaged checkpoint (a truncated or overwri
 falls back to the previous one, and with none whole left the run starts again, saying why
 (``DamagedCheckpoint`` is never silent). Before writing, the free space is checked against
 the last checkpoint's size (a full disk inside ``save_weights`` can crash the process).
+A symbolic link or a file where a checkpoint folder goes is refused before the run starts
+(``Checkpoint.check``) and before each save: a checkpoint is never read or swapped through
+a link.
 """
 
 import errno
@@ -16,10 +19,11 @@ import json
 import os
 import pathlib
 import shutil
+import stat
 import tempfile
 
 from pvr_keras import files
-from pvr_keras.errors import DiskFull
+from pvr_keras.errors import DamagedFile, DiskFull, UnsafePath
 
 WEIGHTS = "model.weights.h5"
 STATE = "state.json"
@@ -46,6 +50,30 @@ class Checkpoint:
         self.directory = pathlib.Path(directory)
         self._old = self.directory.with_name(self.directory.name + ".old")
         self.log = print  # where a fallback to an older checkpoint is reported
+
+    def check(self):
+        """Refuses what is not a checkpoint folder at ``checkpoint/`` or ``checkpoint.old/``
+        (nothing there is fine).
+
+        Raises:
+            UnsafePath: a symbolic link is there (the library neither reads a checkpoint
+                through it nor swaps one over it).
+            DamagedFile: a file (or anything but a folder) is there.
+        """
+        for folder in (self.directory, self._old):
+            try:
+                mode = os.lstat(folder).st_mode
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(mode):
+                raise UnsafePath(
+                    f"{folder} is a symbolic link, not a checkpoint folder; the library does "
+                    f"not read or write checkpoints through links (remove it and run again)"
+                )
+            if not stat.S_ISDIR(mode):
+                raise DamagedFile(
+                    f"{folder} is not a folder, so not a checkpoint (remove it and run again)"
+                )
 
     def _verified(self, folder):
         """Whether ``folder`` is a whole checkpoint: files there, checksums matching (one
@@ -85,6 +113,7 @@ class Checkpoint:
             )
 
     def save(self, model, state):
+        self.check()  # a link planted during the run: refused, not swapped over
         self._check_space(model)
         # A fresh private folder (mkdtemp: O_EXCL, mode 0700) beside the checkpoint.
         tmp = pathlib.Path(tempfile.mkdtemp(prefix=files.TEMP_PREFIX, dir=self.directory.parent))

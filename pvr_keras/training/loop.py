@@ -181,6 +181,7 @@ def train(
     options = _Options(recipe, config, seed, verbose, keep_checkpoint, title, save_model,
                        list(callbacks or []), dict(extra or {}), per_call)  # fmt: skip
     run = _Run(distribution.run_dir(out_dir), data, options)
+    run.checkpoint.check()  # a link or a file at checkpoint/: refused before any training
     found = _finished_record(run, config)  # read-only: a refused or finished folder stays as is
     if found is not None:
         return found

@@ -123,6 +123,39 @@ def test_bad_input_is_refused(values, seen, match):
         min_degree_interpolator(values, seen)
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([1, 1, 1, -1]) * (1 + 0.5j),  # its imaginary part would be dropped
+        np.array([1, 1, 1, -1], "timedelta64[s]"),
+        np.array([1, 1, 1, -1], object),
+        np.array(["1", "1", "1", "-1"]),
+    ],
+)
+def test_values_that_are_not_real_numbers_are_refused(values):
+    seen = np.array([True, True, True, False])
+    with pytest.raises(ValueError, match="values must be real numbers .*received dtype"):
+        min_degree_interpolator(values, seen)
+    f = np.array([1.0, 1.0, 1.0, -1.0])
+    with pytest.raises(ValueError, match="learned must be real numbers"):
+        leak(values, f, f, seen)
+    min_degree_interpolator(np.array([True, True, True, False]), seen)  # bool, int: real
+
+
+def test_a_cube_too_large_is_refused_before_any_float64_copy():
+    import tracemalloc
+
+    values = np.broadcast_to(np.int8(1), (2**25,))  # 2**25 rows, no memory of its own
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match="d must be at most 20"):
+            min_degree_interpolator(values, np.broadcast_to(True, (2**25,)))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20, f"{peak / 2**20:.0f} MiB allocated before the refusal"  # was 256 MiB
+
+
 def test_leak_needs_an_unseen_point_where_f_and_the_mdi_differ():
     x = boolean_cube(2).astype(float)
     with pytest.raises(ValueError, match="no unseen point"):

@@ -45,11 +45,22 @@ def test_logits_score_as_their_argmax():
     (np.full(2000, 0.5), "must be integers"),
     (np.zeros((2000, 9)), "must be \\(2000, 10\\)"),
     (np.full((2000, 10), np.nan), "finite"),
-    (np.array(["1"] * 2000), "must be integers"),
+    (np.array(["1"] * 2000), "must be real numbers"),
+    # Not real: an argmax orders complex logits, timedelta64 counts as an integer.
+    (np.eye(10)[np.zeros(2000, int)] * (1 + 1j), "real numbers .*received dtype complex128"),
+    (np.zeros(2000, "timedelta64[s]"), "real numbers .*received dtype timedelta64"),
+    (np.zeros(2000, "datetime64[D]"), "real numbers"),
+    (np.zeros(2000, object), "real numbers"),
 ])  # fmt: skip
 def test_bad_predictions(predictions, message):
     with pytest.raises(ValueError, match=message):
         benchmarks.score("token/w3", predictions, size="small")
+
+
+def test_complex_boolean_predictions_are_refused_not_cut_to_their_real_part():
+    truth = target_values(benchmarks.task_of("boolean/f3"))
+    with pytest.raises(ValueError, match="real numbers .*received dtype complex128"):
+        benchmarks.score("boolean/f3", truth + 1e-3j)
 
 
 def test_boolean_score_is_the_error_on_the_cube():

@@ -12,6 +12,7 @@ from pvr_keras import data
 from pvr_keras.analysis import boolean_cube
 from pvr_keras.data import device_boolean
 from pvr_keras.data.numpy_examples import boolean_examples
+from pvr_keras.errors import ConfigError
 from pvr_keras.runconfig import Run
 from pvr_keras.tasks import BooleanTask, Domain, FunctionTask, parse_target
 from tests.stats import assert_uniform
@@ -140,6 +141,47 @@ def test_target_text_is_one_identity_whatever_its_spaces():
     assert Run.make("gotu", target="x0x1 - x2").run_id == Run.make("gotu", target="x0x1-x2").run_id
 
 
+SPELLINGS = {  # equal targets written differently: one canonical text, one run id
+    "x0": ["+x0", "x00", "1x0", "1.0*x0", "x0+0x1", "2x0-x0", "x0 + 1e308x0 - 1e308x0"],
+    "x0x1-1.25x1x2+1.5x0x2": ["x1x0 - 1.25x2x1 + 1.5x2x0", "+x0x1-1.250x1x2+0.75x0x2+0.75x2x0"],
+    "2x0-0.5": ["x0+x0-.5", "2e0x00 - 5e-1"],
+    "0": ["x0-x0", "0.0"],
+    "parity:0,1": ["parity:1,0", "parity:00,1"],
+    "majority:all": ["majority:5,4,3,2,1,0"],
+    "cyclic:3": ["cyclic:03", "cyclic:+3"],
+}
+
+
+@pytest.mark.parametrize("canonical", sorted(SPELLINGS))
+def test_equal_targets_in_other_spellings_are_one_identity(canonical):
+    cube = boolean_cube(6)
+    assert FunctionTask(num_bits=6, target=canonical).target == canonical  # a fixed point
+    run = Run.make("gotu", num_bits=6, target=canonical)
+    for text in SPELLINGS[canonical]:
+        assert FunctionTask(num_bits=6, target=text).target == canonical, text
+        assert Run.make("gotu", num_bits=6, target=text).run_id == run.run_id
+        np.testing.assert_array_equal(parse_target(text, 6).label(cube), run.task.label(cube))
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("1e999x0", "finite numbers"),
+        ("x0 - 1e999x1 + 1e999x1", "finite numbers"),
+        ("1e308x0+1e308x0", "reaches inf"),  # the sum overflows
+        ("1e19x0 + 1e19x1", "reaches 2e\\+19"),  # float32 labels: the squared error overflows
+        ("x\u0663", "ASCII"),  # x3 in Arabic-Indic digits
+        ("x\uff10", "ASCII"),  # x0 in full-width digits
+        ("parity:\u0663", "ASCII"),
+    ],
+)
+def test_a_target_with_unbounded_values_or_other_digits_is_refused(text, match):
+    with pytest.raises(ValueError, match=match):
+        FunctionTask(num_bits=6, target=text)
+    with pytest.raises(ValueError, match=match):
+        Run.make("gotu", num_bits=6, target=text)
+
+
 GENERATED = [
     FunctionTask(num_bits=9, target="x0x1-1.25x1x2+1.5x2x0", domain=domain)
     for domain in ("any_of:0,1", "parity:0,1,2", "ball:3", "frozen:2,5", "all")
@@ -203,6 +245,27 @@ def test_draw_all_is_every_seen_point_once_then_the_whole_cube_in_the_test_split
     np.testing.assert_array_equal(np.sort(rows), np.arange(256))
     again, _ = device_boolean.boolean_arrays(task, 256, seed=4, split="test")
     np.testing.assert_array_equal(again, t)
+
+
+@pytest.mark.parametrize(
+    "sizes",
+    [
+        {"num_examples": 10, "test_examples": 100},  # the issue's
+        {"num_examples": 10, "test_examples": 64},  # some seen points never trained on
+        {"num_examples": 128, "test_examples": 64},  # every seen point twice an epoch
+        {"num_examples": 64, "test_examples": 65},  # a cube point tested twice
+    ],
+)
+def test_draw_all_needs_the_seen_points_and_at_most_the_cube(sizes):
+    with pytest.raises(ConfigError, match="num_examples must be the 64 seen points"):
+        Run.make("gotu", num_bits=6, draw="all", **sizes)
+    with pytest.raises(ConfigError, match="the 48 seen points of 'any_of:0,1'"):
+        Run.make("gotu", num_bits=6, draw="all", domain="any_of:0,1", num_examples=64)
+    # every seen point once, and the cube (or a sample of it without repeats: the recipes' 8192)
+    Run.make("gotu", num_bits=6, draw="all", num_examples=64, test_examples=64)
+    Run.make("gotu", num_bits=6, draw="all", domain="any_of:0,1", num_examples=48,
+             test_examples=32)  # fmt: skip
+    Run.make("gotu", num_bits=6, **sizes)  # drawn uniformly: any sizes
 
 
 def test_a_boolean_run_takes_a_holdout_or_a_domain_not_both():

@@ -13,6 +13,8 @@ import textwrap
 import pytest
 
 from pvr_keras import cli
+from pvr_keras.cli import runner
+from pvr_keras.errors import UnsafePath
 from pvr_keras.training.records import RunLock
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -271,6 +273,17 @@ def test_an_out_folder_inside_or_above_another_run_is_refused(finished, tmp_path
         with pytest.raises(cli.ConfigError, match=message):
             token_pvr.main([*TINY, "--out", str(out)])
     assert sorted(p.relative_to(finished) for p in finished.rglob("*")) == before
+
+
+def test_a_link_at_the_runs_checkpoint_is_refused_before_any_work(tmp_path, monkeypatch):
+    # Else the run trains its first epoch and crashes swapping its checkpoint over the link.
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "checkpoint").symlink_to(tmp_path)
+    monkeypatch.setattr(runner, "start", lambda *a, **k: pytest.fail("the engine was chosen"))
+    with pytest.raises(UnsafePath, match="checkpoint is a symbolic link"):
+        token_pvr.main([*TINY, "--out", str(out)])
+    assert [p.name for p in out.iterdir()] == ["checkpoint"]
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any folder")

@@ -10,7 +10,7 @@ import keras
 import numpy as np
 import pytest
 
-from pvr_keras.errors import DiskFull
+from pvr_keras.errors import DamagedFile, DiskFull, UnsafePath
 from pvr_keras.training import checkpoint as checkpoint_module
 from pvr_keras.training.checkpoint import CHECKSUMS, STATE, WEIGHTS, Checkpoint
 
@@ -263,3 +263,31 @@ def test_a_full_disk_is_refused_before_writing_and_keeps_the_last(tmp_path, monk
         ckpt.save(_trained(2), {"epoch": 2})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
     assert ckpt.restore(_model()) == {"epoch": 1}
+
+
+@pytest.mark.parametrize("name", ["checkpoint", "checkpoint.old"])
+@pytest.mark.parametrize("target", ["folder", "file", "dangling"])
+def test_a_link_at_a_checkpoint_is_refused_and_not_written_through(tmp_path, name, target):
+    outside = tmp_path / "outside"
+    if target == "folder":
+        outside.mkdir()
+    elif target == "file":
+        outside.write_text("keep")
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / name).symlink_to(outside)
+    ckpt = Checkpoint(tmp_path / "run" / "checkpoint")
+    with pytest.raises(UnsafePath, match=f"{name} is a symbolic link"):
+        ckpt.check()
+    with pytest.raises(UnsafePath):  # planted during a run: the save refuses it too
+        ckpt.save(_trained(1), {"epoch": 1})
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == [name]  # no temporary left
+    assert (target != "folder" or not any(outside.iterdir())) and (
+        target != "file" or outside.read_text() == "keep"
+    )
+
+
+def test_a_file_at_the_checkpoint_is_refused(tmp_path):
+    (tmp_path / "checkpoint").write_text("")
+    with pytest.raises(DamagedFile, match="is not a folder"):
+        Checkpoint(tmp_path / "checkpoint").check()
+    Checkpoint(tmp_path / "none").check()  # nothing there yet: fine

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from pvr_keras import models, training
+from pvr_keras.errors import UnsafePath
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training import read_record, records
 from pvr_keras.training.inputs import train_data
@@ -85,6 +86,18 @@ def test_training_into_a_folder_of_another_record_version_is_refused(tmp_path):
     _write(tmp_path / "run", format_version=records.FORMAT_VERSION + 1, config={"test": "records"})
     with pytest.raises(ValueError, match="is not a pvr-keras/run-record v1 record"):
         _train(tmp_path / "run", RECIPE)
+
+
+def test_a_link_at_the_checkpoint_is_refused_before_any_training(tmp_path):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "checkpoint").symlink_to(tmp_path / "elsewhere")
+
+    def build():
+        raise AssertionError("the model was built: the link was not refused first")
+
+    with pytest.raises(UnsafePath, match="checkpoint is a symbolic link"):
+        _train(tmp_path / "run", RECIPE, build)
+    assert [p.name for p in (tmp_path / "run").iterdir()] == ["checkpoint"]
 
 
 def test_history_csv_is_what_pandas_reads(tmp_path):
