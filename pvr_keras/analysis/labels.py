@@ -20,7 +20,7 @@ def check_labels(labels, num_examples, num_classes, match):
             f"labels must have shape (N,) = ({num_examples},) to match {match}; received "
             f"{labels.shape}"
         )
-    if labels.size and not np.issubdtype(labels.dtype, np.integer):
+    if labels.size and labels.dtype.kind not in "iu":  # not timedelta64 (NumPy: an integer)
         raise ValueError(f"labels must be integers; received dtype {labels.dtype}")
     if labels.size and (labels.min() < 0 or labels.max() >= num_classes):
         raise ValueError(

@@ -3,6 +3,7 @@
 import numpy as np
 
 from pvr_keras.analysis.labels import check_labels, check_num_classes
+from pvr_keras.checks import check_real_dtype
 
 
 def mean_logits_by_class(logits, labels, num_classes):
@@ -24,7 +25,7 @@ def mean_logits_by_class(logits, labels, num_classes):
                [0., 1.]])
     """
     check_num_classes(num_classes)
-    logits = np.asarray(logits, dtype=np.float64)
+    logits = check_real_dtype("logits", np.asarray(logits)).astype(np.float64)
     if logits.ndim != 2 or logits.shape[1] != num_classes:
         raise ValueError(
             f"logits must have shape (N, num_classes={num_classes}); received {logits.shape}"
@@ -67,7 +68,7 @@ def logit_analysis(task, logits, cell_labels, labels):
     held = dict(zip(CELLS, task.holdout_classes(), strict=True))
     result = {}
     for model, z in logits.items():
-        z = np.asarray(z, np.float64)
+        z = check_real_dtype(f"the logits of {model}", np.asarray(z)).astype(np.float64)
         predicted = z.argmax(axis=1)
         groups = {}
         for name, mask in subsets.items():

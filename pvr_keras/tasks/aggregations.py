@@ -33,7 +33,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from pvr_keras import registry
+from pvr_keras import checks, registry
 from pvr_keras.errors import UntrustedCode
 
 AGGREGATIONS = ("mod_sum", "median", "maj_vote", "min", "max")
@@ -239,7 +239,7 @@ def rule(aggregation, backend, family="token"):
 def check_labels(aggregation, labels, window, arg, family="token"):
     """The labels of a rule of yours, checked: (N,), and ints in 0..num_values-1 (token) or
     finite numbers (boolean). Returns them as int64 / float32."""
-    labels = np.asarray(labels)
+    labels = checks.check_real_dtype(f"the labels of aggregation {aggregation}", np.asarray(labels))
     n = len(window)
     if labels.shape != (n,):
         raise ValueError(

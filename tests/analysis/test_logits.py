@@ -39,6 +39,8 @@ def test_absent_class_is_nan():
         (np.zeros((4, 3)), np.zeros(4), 3, "labels must be integers; received dtype float64"),
         (np.zeros((4, 3)), np.array([0, 1, 2, 3]), 3, r"labels must be in 0..2; .*0..3"),
         (np.zeros((4, 3)), np.array([0, -1, 2, 2]), 3, r"labels must be in 0..2; .*-1..2"),
+        (np.zeros((4, 3), complex), np.zeros(4, int), 3, "logits must be real numbers"),
+        (np.zeros((4, 3)), np.zeros(4, "m8[s]"), 3, "labels must be integers; .*timedelta64"),
     ],
 )
 def test_bad_inputs_raise(logits, labels, num_classes, match):

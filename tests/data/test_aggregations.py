@@ -174,3 +174,13 @@ def test_a_results_line_naming_an_aggregation_trusts_nothing(tmp_path, monkeypat
     with pytest.raises(UntrustedCode):
         token.token_arrays(run.task, 10)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("family", ["token", "boolean"])
+@pytest.mark.parametrize("dtype", [complex, "m8[s]", object])
+def test_labels_that_are_not_real_numbers_are_refused(family, dtype):
+    """Complex labels would be cut to their real part, timedelta64 ones (an integer to
+    NumPy) pass a range check: a rule of yours returning them is refused."""
+    window = np.zeros((3, 2), np.int64)
+    with pytest.raises(ValueError, match="MINE must be real numbers"):
+        aggs.check_labels("MINE", np.ones(3, dtype), window, 10, family)
