@@ -48,10 +48,13 @@ TINY = ["--num-examples", "3000", "--test-examples", "500", "--epochs", "6", "--
 SWEEP = ["--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "3000", "--seeds", "0",
          "--epochs", "3", "--warmup-epochs", "0", "--min-steps", "0", "--test-examples", "300",
          "--no-figures"]  # fmt: skip
-CODE_CASES = ("planted_code", "security")  # a failed one ran code (the others lost data)
+# What a failed case means: code ran, a reader hung, or something else went wrong (not data
+# lost); the other cases lose data when they fail.
+LABELS = {"planted_code": "CODE", "security": "CODE", "hangs": "HANG", "resources": "FAIL"}
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 CASES = ("kills", "sweep_kills", "truncated", "overwritten", "full_disk", "planted_links",
-         "nested", "planted_code", "results_tools", "security")  # fmt: skip
+         "nested", "planted_code", "results_tools", "security", "hangs",
+         "resources")  # fmt: skip
 
 
 def _recipe(name, *args, env=None, timeout=900, no_space=False):
@@ -371,6 +374,112 @@ def case_security(root, reference):
     )
 
 
+def _deep_json(path, depth=100_000):
+    path.write_text("[" * depth + "]" * depth)
+
+
+def case_hangs(root, reference):
+    """Returns (no hang, what, tried): a FIFO wherever a reader reads a file (each tool
+    killed after 120 s counts as a hang)."""
+    study = root / "hang_study"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
+    (study / "results.jsonl").unlink()
+    os.mkfifo(study / "results.jsonl")
+    out = root / "hang_out"
+    out.mkdir()
+    os.mkfifo(out / "config.json")
+    run = root / "hang_run" / "run"
+    shutil.copytree(reference, run)
+    (run / "record.json").unlink()
+    os.mkfifo(run / "record.json")
+    predictions = root / "hang_predictions.npy"
+    os.mkfifo(predictions)
+    calls = [
+        ("make_figures.py", study),
+        ("import_results.py", study, root / "hang_target"),
+        ("export_results.py", study.parent, root / "hang_docs"),
+        ("train.py", "--out", out, "--epochs", "1"),
+        ("evaluate.py", run),
+        ("migrate_runs.py", run.parent, "--check"),
+        ("benchmark.py", "--predictions", predictions, "--config", "token/w1"),
+    ]
+    hangs = [call[0] for call in calls if _tool(*call) is None]
+    return (
+        not hangs,
+        (
+            f"{len(calls)} readers given a FIFO: "
+            + (f"hung: {', '.join(hangs)}" if hangs else "none hung")  # fmt: skip
+        ),
+        len(calls),
+    )
+
+
+def case_resources(root):
+    """Returns (each refused in one line, within bounds, what, tried): JSON nested 100,000
+    deep to every reader of studies; a sparse 2 GB predictions file (refused from its
+    header: under 20 s); export targets that cannot be folders; a killed export's leftover."""
+    tried, bad = 0, []
+    study = root / "deep_study"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
+    _deep_json(study / "sweep.json")
+    docs = root / "deep_docs"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", docs / "holdout_paper")
+    (docs / "README.md").write_text("x\n")
+    _deep_json(docs / "holdout_paper" / "sweep.json")
+    for call in (("make_figures.py", study), ("import_results.py", study, root / "deep_target"),
+                 ("export_results.py", study.parent, root / "deep_export"),
+                 ("results_tables.py", docs, "--check")):  # fmt: skip
+        tried += 1
+        if not _one_line(_tool(*call)):
+            bad.append(f"deep JSON: {call[0]}")
+    sparse = root / "sparse.npy"
+    with open(sparse, "wb") as file:
+        header = {"descr": "<f4", "fortran_order": False, "shape": (2000, 262_144)}
+        import numpy as np
+
+        np.lib.format.write_array_header_1_0(file, header)
+        file.truncate(file.tell() + 2000 * 262_144 * 4)
+    start = time.time()
+    done = _tool("benchmark.py", "--predictions", sparse, "--config", "token/w1")
+    tried += 1
+    if not _one_line(done) or time.time() - start > 20:
+        bad.append(f"sparse 2 GB .npy ({time.time() - start:.0f} s)")
+    empty = root / "empty_folder"
+    empty.mkdir()
+    targets = {"a link to an empty folder": root / "link_empty",
+               "a dangling link": root / "link_dangling", "/proc/x": "/proc/x",
+               "/sys/x": "/sys/x", "a path under a file": sparse / "x"}  # fmt: skip
+    (root / "link_empty").symlink_to(empty)
+    (root / "link_dangling").symlink_to(root / "nowhere")
+    for what, target in targets.items():
+        tried += 1
+        done = _tool("export_dataset.py", "boolean/parity3", target, "--size", "small")
+        if not _one_line(done):
+            bad.append(f"export to {what}")
+    target = root / "export_target"
+    proc = subprocess.Popen([sys.executable, str(REPO / "tools" / "export_dataset.py"),
+                             "token/w1", str(target), "--format", "text", "--size", "small"], env=ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(".tmp" in p.name for p in root.iterdir()):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    left = [p.name for p in root.iterdir() if ".tmp" in p.name]
+    done = _tool(
+        "export_dataset.py", "token/w1", target, "--format", "text", "--size", "small", timeout=600
+    )
+    tried += 1
+    after = [p.name for p in root.iterdir() if ".tmp" in p.name]
+    if not left or done is None or done[0] != 0 or after:
+        bad.append(f"a killed export's leftover ({left} -> {after})")
+    return (
+        not bad,
+        f"{tried} resource cases: " + ("; ".join(bad) or "each bounded, one line"),
+        tried,
+    )
+
+
 def case_results_tools(root):
     """Returns (nothing lost, what): damaged studies into import_results.py, and an export
     of two holdout studies imported into one folder."""
@@ -443,21 +552,24 @@ def main(argv=None):
             "planted_code": lambda: case_planted_code(root, reference),
             "results_tools": lambda: case_results_tools(root),
             "security": lambda: case_security(root, reference),
+            "hangs": lambda: case_hangs(root, reference),
+            "resources": lambda: case_resources(root),
         }
         for name, case in cases.items():
             if args.only and name not in args.only:
                 continue
             start = time.time()
-            ok, what = case()
-            results.append((name, ok))
-            label = "ok  " if ok else ("CODE" if name in CODE_CASES else "LOST")
+            ok, what, *tried = case()
+            results.append((name, ok, tried[0] if tried else 1))
+            label = "ok  " if ok else LABELS.get(name, "LOST")
             print(f"{label} {what} ({time.time() - start:.0f} s)", flush=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    ran = sum(1 for name, ok in results if name in CODE_CASES and not ok)
-    lost = sum(1 for name, ok in results if name not in CODE_CASES and not ok)
-    print(f"{len(results)} cases tried, {lost} with data lost, {ran} ran planted code")
-    return 1 if lost or ran else 0
+    failed = [LABELS.get(name, "LOST") for name, ok, _ in results if not ok]
+    print(f"{sum(r[2] for r in results)} cases tried ({len(results)} groups): code run "
+          f"{failed.count('CODE')}, hangs {failed.count('HANG')}, data lost "
+          f"{failed.count('LOST')}, other failures {failed.count('FAIL')}")  # fmt: skip
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
