@@ -7,8 +7,8 @@ import os
 import pathlib
 
 from pvr_keras import legacy
-from pvr_keras.errors import ConfigError
-from pvr_keras.files import write_text
+from pvr_keras.errors import ConfigError, DamagedFile, UnsafePath
+from pvr_keras.files import read_json, write_text
 
 
 def format_out(template, values):
@@ -120,11 +120,13 @@ def _config(run, own, grid=None):
 
 
 def _read(path):
+    """The config in ``path``; a link, FIFO, device or folder there (checked before a byte
+    is read, so nothing blocks) or a file that is not whole JSON is a ``ConfigError``."""
     try:
-        return json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ConfigError(f"{path} is not a whole JSON config; use another --out or delete "
-                          f"that folder") from None  # fmt: skip
+        return read_json(path)
+    except (DamagedFile, UnsafePath) as error:
+        raise ConfigError(f"{path} is not a whole JSON config ({error}); use another --out "
+                          f"or delete that folder") from None  # fmt: skip
 
 
 def _refuse_other(path, before, now, may_differ):

@@ -15,6 +15,10 @@ Each line is written by a single ``os.write`` on an ``O_APPEND`` descriptor and 
 A line cut short by a crash is reported by ``read`` and ignored (its run is simply recorded
 again on the next start); the next append first ends that fragment with a newline so that it
 never swallows a good line, and ``repair`` moves such fragments to ``results.corrupt``.
+
+Every file here is read through ``files.read_plain``: a link, a FIFO or a device in the folder
+is refused (``UnsafePath``, ``DamagedFile``), never read through or waited on, and JSON nested
+deeper than any record is a bad line (``results.jsonl``) or one error (the others).
 """
 
 import contextlib
@@ -24,7 +28,8 @@ import os
 import pathlib
 import time
 
-from pvr_keras.files import open_file, write_text
+from pvr_keras.errors import DamagedFile, UnsafePath
+from pvr_keras.files import open_file, parse_json, read_json, read_plain, write_text
 
 FORMAT = "pvr-keras/sweep"
 FORMAT_VERSION = 1
@@ -55,11 +60,13 @@ def _parse(data):
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            record = parse_json(raw, f"line {number}")
+        except DamagedFile as error:  # cut, not JSON, or nested too deeply to be a record
             snippet = raw[:60].decode(errors="replace")
+            why = "nested too deeply" if "nests deeper" in str(error) else "truncated"
             problems.append(
-                f"line {number}: not a whole JSON record (truncated by a killed writer?), "
+                f"line {number}: not a whole JSON record ({why}"
+                f"{' by a killed writer?' if why == 'truncated' else ''}), "
                 f"ignored: {snippet!r}{'...' if len(raw) > 60 else ''}"
             )
             bad.append(raw)
@@ -147,9 +154,10 @@ class ResultsDir:
             tmp.unlink()
 
     def _check_manifest(self, manifest):
+        data = read_plain(manifest)  # no link, FIFO or device (UnsafePath, DamagedFile)
         try:
-            found = json.loads(manifest.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            found = parse_json(data, manifest)
+        except DamagedFile as error:
             raise IncompatibleResultsError(f"{manifest} is not valid JSON: {error}") from None
         if not isinstance(found, dict):
             found = {}
@@ -176,8 +184,10 @@ class ResultsDir:
             os.close(fd)  # closing drops the lock
 
     def _read_bytes(self):
+        """The bytes of ``results.jsonl`` (none yet: empty); a link, FIFO or folder there is
+        refused (``read_plain``)."""
         try:
-            return self.results.read_bytes()
+            return read_plain(self.results)
         except FileNotFoundError:
             return b""
 
@@ -244,7 +254,7 @@ class ResultsDir:
         """
         path = self.sweeps / f"{name}.json"
         with self.lock():
-            before = json.loads(path.read_text())["run_ids"] if path.exists() else []
+            before = self._definition(path)["run_ids"] if path.exists() else []
             known = set(before)
             ids = before + [i for i in definition["run_ids"] if i not in known]
             if not path.exists() or ids != before:
@@ -284,10 +294,21 @@ class ResultsDir:
         return added, sorted(definitions)
 
     def read_sweeps(self):
-        """``{name: definition}`` of the sweeps stored here."""
+        """``{name: definition}`` of the sweeps stored here (``UnsafePath`` for a link in
+        ``sweeps/``, ``DamagedFile`` for a definition that is not a JSON object with a list
+        of run ids)."""
+        if self.sweeps.is_symlink():
+            raise UnsafePath(f"{self.sweeps} is a symbolic link; a results folder holds none")
         if not self.sweeps.is_dir():
             return {}
-        return {p.stem: json.loads(p.read_text()) for p in sorted(self.sweeps.glob("*.json"))}
+        return {p.stem: self._definition(p) for p in sorted(self.sweeps.glob("*.json"))}
+
+    @staticmethod
+    def _definition(path):
+        found = read_json(path)
+        if not isinstance(found, dict) or not isinstance(found.get("run_ids"), list):
+            raise DamagedFile(f"{path} is not a sweep definition (no list of run_ids)")
+        return found
 
 
 def _now():

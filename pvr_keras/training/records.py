@@ -25,7 +25,7 @@ import sys
 import time
 
 from pvr_keras.errors import DamagedFile, RunBusy
-from pvr_keras.files import open_file, write_text
+from pvr_keras.files import open_file, parse_json, read_plain, write_text
 
 FORMAT = "pvr-keras/run-record"
 FORMAT_VERSION = 1
@@ -124,16 +124,20 @@ def read_record(path):
 
     Raises:
         FileNotFoundError: no record there.
-        DamagedFile: (a ValueError) the file is not a whole JSON object, or has no config.
+        UnsafePath: (an OSError) the record is a symbolic link.
+        DamagedFile: (a ValueError) the file is not a whole JSON object (or is a FIFO, a
+            folder, a device, or nests deeper than any record), or has no config.
         ValueError: the file is not a pvr-keras run record of a version this code reads.
     """
     path = pathlib.Path(path)
     if path.is_dir():
         path = path / "record.json"
+    data = read_plain(path)  # the type checked before a byte is read: no link, FIFO, device
     try:
-        record = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise DamagedFile(f"{path} is not a whole JSON record ({error}); the run folder is "
+        record = parse_json(data, path)
+    except DamagedFile as error:  # not JSON, not UTF-8, or nested deeper than a record
+        detail = str(error).removeprefix(f"{path} ")
+        raise DamagedFile(f"{path} is not a whole JSON record ({detail}); the run folder is "
                           f"damaged: delete it to train the run again") from None  # fmt: skip
     if not isinstance(record, dict):
         raise DamagedFile(f"{path} holds a JSON {type(record).__name__}, not a run record")
