@@ -24,6 +24,7 @@ deeper than any record is a bad line (``results.jsonl``) or one error (the other
 import contextlib
 import fcntl
 import json
+import math
 import os
 import pathlib
 import time
@@ -82,6 +83,58 @@ def _parse(data):
         seen.add(record["id"])
         records.append(record)
     return records, problems, bad
+
+
+# What every line of results.jsonl holds (``engine.result_line``; older lines too): a field
+# and the types its value may have. ``None``: a run with no epoch has no final numbers.
+NUMBER = (int, float)
+LINE_FIELDS = {
+    "id": (str,),
+    "sweep": (str,),
+    "status": (str,),
+    "failed": (bool,),
+    "epochs_completed": (int,),
+    "wall_time_s": NUMBER,
+    "train_accuracy": (*NUMBER, type(None)),
+    "test_accuracy": (*NUMBER, type(None)),
+    "train_loss": (*NUMBER, type(None)),
+    "test_loss": (*NUMBER, type(None)),
+}
+
+
+_JSON_NAMES = {str: "a string", bool: "true or false", int: "a whole number", float: "a number",
+               type(None): "null"}  # fmt: skip
+
+
+def line_problem(record):
+    """What is wrong with one results line taken from elsewhere (an exported study), or None.
+
+    A line is a JSON object with every field of ``LINE_FIELDS`` of its type, and every number
+    in it finite, but the losses (``*_loss``, ``curve_*_loss``) of a run whose loss became
+    NaN (``status`` "nan", failed), which the training loop records as they were.
+    """
+    if not isinstance(record, dict):
+        return f"a JSON {type(record).__name__}, not a run record"
+    missing = [k for k in LINE_FIELDS if k not in record]
+    if missing:
+        return f"not a run record: no {', '.join(missing)}"
+    for key, types in LINE_FIELDS.items():
+        value = record[key]
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            names = [_JSON_NAMES[t] for t in types if not (t is int and float in types)]
+            return f"{key} is {value!r}, not {' or '.join(names)}"
+    nan_run = record["status"] == "nan" and record["failed"] is True
+    stack = list(record.items())
+    while stack:  # iterative: a line is at most MAX_JSON_DEPTH deep (parse_json)
+        key, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            if not (nan_run and key.endswith("_loss")):
+                return f"{key} is {value} (a finished run's numbers are finite)"
+        elif isinstance(value, dict):
+            stack.extend((f"{key}.{k}", v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((key, v) for v in value)
+    return None
 
 
 class ResultsDir:
