@@ -24,7 +24,6 @@ import sys
 
 from pvr_keras.errors import DamagedFile, UnsafePath
 from pvr_keras.files import parse_json, read_plain
-from pvr_keras.sweeps.results import line_problem
 
 # the results folder's own files (ResultsDir.merge takes in the records and sweeps)
 OWN = {"sweep.json", "results.jsonl", "results.corrupt", ".results.lock"}
@@ -61,6 +60,8 @@ def check_study(study):
     with a list of run ids; runs not recorded yet, of a study in progress, are named in one
     line); no link anywhere in it, no FIFO or device, no JSON nested deeper than a record.
     Raises ``BadInput`` naming the file."""
+    from pvr_keras.sweeps.results import line_problem
+
     study = pathlib.Path(study)
     if study.is_symlink() or not study.is_dir():
         raise BadInput(f"{study} is not a folder")
