@@ -136,7 +136,9 @@ def read_record(path):
     try:
         record = parse_json(data, path)
     except DamagedFile as error:  # not JSON, not UTF-8, or nested deeper than a record
-        detail = str(error).removeprefix(f"{path} ")
+        detail = str(error).removeprefix(f"{path} ")  # "nests deeper ...", "is not whole JSON"
+        if detail.startswith("is not whole JSON ("):
+            detail = detail[len("is not whole JSON (") : -1]
         raise DamagedFile(f"{path} is not a whole JSON record ({detail}); the run folder is "
                           f"damaged: delete it to train the run again") from None  # fmt: skip
     if not isinstance(record, dict):
