@@ -3,10 +3,12 @@ help that shows every preset's value, and a run recipe's flags made from its sec
 
 import dataclasses
 import json
+import os
 
 import pytest
 
 from pvr_keras import cli
+from tests.bounded import within
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +125,27 @@ def test_written_config_reads_back_as_json(tmp_path):
     assert saved == cli.to_dict(cfg)
     assert saved["seeds"] == [3, 4] and saved["backend"] is None and saved["widths"] is None
     assert Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in saved.items()}) == cfg
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "deep"])
+def test_a_config_that_is_no_plain_file_or_nests_too_deeply_is_refused_at_once(tmp_path, kind):
+    """``--out D`` with ``D/config.json`` a FIFO (``check_config`` waited for a writer
+    forever), a planted link (read through) or JSON 100,000 deep (a RecursionError): a usage
+    error naming the file, before any work."""
+    cfg = parse("--seeds", "3")
+    path = tmp_path / "config.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link":
+        (tmp_path / "planted.json").write_text(json.dumps(cli.to_dict(cfg)))
+        path.symlink_to(tmp_path / "planted.json")
+    else:
+        path.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    message = {"fifo": "config.json is not a plain file", "link": "config.json is a symbolic link",
+               "deep": r"config.json is not a whole JSON config \(nests deeper"}[kind]  # fmt: skip
+    for check in (lambda: cli.check_config(tmp_path, None, cfg), lambda: cli.write(cfg, tmp_path)):
+        with within(5), pytest.raises(cli.ConfigError, match=message):
+            check()
 
 
 def test_a_run_recipes_flags_come_from_the_runs_sections():

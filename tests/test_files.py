@@ -7,7 +7,8 @@ import os
 import pytest
 
 from pvr_keras import files
-from pvr_keras.errors import DiskFull, RunBusy, UnsafePath
+from pvr_keras.errors import DamagedFile, DiskFull, RunBusy, UnsafePath
+from tests.bounded import within
 
 
 def test_a_file_is_written_whole_and_a_planted_link_is_replaced_not_followed(tmp_path):
@@ -151,3 +152,58 @@ def test_read_npy_checks_the_header_before_the_data(tmp_path):
     (tmp_path / "link.npy").symlink_to(tmp_path / "objects.npy")
     with pytest.raises(UnsafePath, match="symbolic link"):
         files.read_npy(tmp_path / "link.npy")
+
+
+def _planted(tmp_path):
+    """A results folder and, outside it, a secret a planted path or link would reach."""
+    results = tmp_path / "results"
+    (results / "study").mkdir(parents=True)
+    (results / "study" / "a.json").write_text('{"a": 1}')
+    (tmp_path / "secret.json").write_text('{"secret": "TOPSECRET-123"}')
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "secret.json").write_text('{"secret": "TOPSECRET-123"}')
+    return results
+
+
+def test_read_plain_inside_a_folder_reads_nothing_outside_it(tmp_path):
+    results = _planted(tmp_path)
+    assert files.read_json(results / "study" / "a.json", inside=results) == {"a": 1}
+    (results / "linked").symlink_to(tmp_path / "elsewhere")  # a planted folder link
+    (results / "study" / "link.json").symlink_to(tmp_path / "secret.json")
+    (results / "study" / "file").write_text("")
+    for path, message in [
+        (results / ".." / "secret.json", "is not inside"),
+        (results / "study" / ".." / ".." / "elsewhere" / "secret.json", "is not inside"),
+        (results / "/" / str(tmp_path / "secret.json"), "is not inside"),
+        (results, "is not inside"),
+        (results / "linked" / "secret.json", "linked is a symbolic link"),
+        (results / "study" / "link.json", "link.json is a symbolic link"),
+    ]:
+        with pytest.raises(UnsafePath, match=message):
+            files.read_json(path, inside=results)
+    with pytest.raises(DamagedFile, match="is not a folder"):
+        files.read_plain(results / "study" / "file" / "x.json", inside=results)
+    with pytest.raises(FileNotFoundError, match="missing.json"):
+        files.read_plain(results / "study" / "missing.json", inside=results)
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_read_plain_never_waits_on_a_fifo_nor_reads_a_folder(tmp_path, inside):
+    results = _planted(tmp_path)
+    os.mkfifo(results / "study" / "fifo.json")  # reading it would wait for a writer forever
+    for name in ("fifo.json", "."):
+        with within(5), pytest.raises(DamagedFile, match="not a plain file"):
+            files.read_plain(results / "study" / name, inside=results if inside else None)
+
+
+def test_json_nested_too_deeply_is_one_damaged_file(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DamagedFile, match="deep.json nests deeper than 64 levels"):
+        files.read_json(path)
+    path.write_text("[" * 65 + "1" + "]" * 65)  # parses, and is still refused
+    with pytest.raises(DamagedFile, match="nests deeper"):
+        files.read_json(path)
+    path.write_text("[" * 64 + "1" + "]" * 64)
+    assert files.json_depth(files.read_json(path)) == 64
+    assert [files.json_depth(v) for v in (1, [], [[]], {"a": [1, {"b": []}]})] == [0, 0, 1, 3]

@@ -37,6 +37,11 @@ does not replace it; the export says so), and a JSON file whose content is uncha
 bytes, so a second export of the same records changes no byte. Delete a study's folder to
 export it afresh. Paths under RESULTS in the copied JSON files are written as ``RESULTS/...``,
 so that the records do not carry the folder of the machine that ran them.
+
+Nothing is read through a link inside a study folder (at a file or a sub-folder; the study
+folder itself may be one, as tools/medium_studies.sh makes ``RESULTS/boolean``) or from a FIFO
+or a device, and JSON nested deeper than any record is refused: one line, exit status 2, the
+committed study left as it was (``files.read_plain``).
 """
 
 import argparse
@@ -45,6 +50,8 @@ import json
 import pathlib
 import shutil
 import sys
+
+from pvr_keras.files import read_json
 
 # recipes/fast_slow.py --name: sweep and folder
 FAST_SLOW = ("fast_slow", "fast_slow_main", "fast_slow_paper", "fast_slow_quick")
@@ -80,33 +87,43 @@ def _holdout_tool():
     return module
 
 
-def _copy(source, target, results, folder=None, committed=None):
-    """Copies one file; in a JSON file, the absolute path of ``results`` becomes RESULTS (and
-    that of ``folder``, a study folder, ``RESULTS/<its name>``). A JSON file equal in content
-    to ``committed`` (its previous export) is written with the committed bytes, so that a
+def _copy(source, target, results, folder=None, committed=None, *, inside):
+    """Copies one file of the study folder ``inside`` (which may itself be a link, the layout
+    of tools/medium_studies.sh): a link at the file or on the way down from ``inside``, a
+    FIFO or a device is refused (``files.read_plain``), and a JSON file must be whole JSON.
+    In a JSON file, the absolute path of ``results`` becomes RESULTS (and that of
+    ``folder``, a study folder, ``RESULTS/<its name>``). A JSON file equal in content to
+    ``committed`` (its previous export) is written with the committed bytes, so that a
     rewrite in another key order is not a change."""
     target = pathlib.Path(target)
     if target.is_dir():
         target = target / pathlib.Path(source).name
     from pvr_keras import files
 
+    data = files.read_plain(source, inside=inside)
     if pathlib.Path(source).suffix != ".json":
-        files.write_bytes(target, pathlib.Path(source).read_bytes())
+        files.write_bytes(target, data)
         return
-    text = pathlib.Path(source).read_text()
+    files.parse_json(data, source)  # whole, and not nested deeper than any record
+    text = data.decode()
     if folder is not None:  # a study folder reached through a link: its real path too
         text = text.replace(json.dumps(str(folder.resolve()))[1:-1], f"RESULTS/{folder.name}")
     text = text.replace(json.dumps(str(results.resolve()))[1:-1], "RESULTS")
-    if committed is not None and committed.is_file() and _same_json(committed.read_text(), text):
-        files.write_bytes(target, committed.read_bytes())
-        return
+    if committed is not None and committed.is_file():
+        before = files.read_plain(committed)
+        if _same_json(before, text):
+            files.write_bytes(target, before)
+            return
     files.write_text(target, text)
 
 
 def _same_json(a, b):
+    from pvr_keras.errors import DamagedFile
+    from pvr_keras.files import parse_json
+
     try:
-        return json.loads(a) == json.loads(b)
-    except json.JSONDecodeError:
+        return parse_json(a, "committed") == parse_json(b, "exported")
+    except DamagedFile:
         return False
 
 
@@ -117,8 +134,9 @@ def _start(building, dest):
     from pvr_keras.sweeps.results import MANIFEST
 
     if (dest / MANIFEST).is_file():
-        building.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(dest / MANIFEST, building / MANIFEST)
+        from pvr_keras import files
+
+        files.write_bytes(building / MANIFEST, files.read_plain(dest / MANIFEST))
     return ResultsDir(building, create=True)
 
 
@@ -187,11 +205,13 @@ def _token_study(results, name, dest, log):
             target.append(line)
         target.write_sweep(name, {**definition, "run_ids": [r["id"] for r in lines]})
         for config in token.glob(f"config_{name}.json"):
-            _copy(config, building / config.name, results, committed=dest / config.name)
+            _copy(config, building / config.name, results, committed=dest / config.name,
+                  inside=token)  # fmt: skip
         if name in FAST_SLOW:
             for file in (pattern.format(name) for pattern in FAST_SLOW_FILES):
                 if (token / file).is_file():
-                    _copy(token / file, building / file, results, committed=dest / file)
+                    _copy(token / file, building / file, results, committed=dest / file,
+                          inside=token)  # fmt: skip
         if name not in FAST_SLOW:
             make_figures(building, only=[name], log=lambda *a: None)
     drawn = " and drawn" if name not in FAST_SLOW else ""
@@ -231,7 +251,8 @@ def _boolean_study(results, dest, log):
             target.write_sweep(name, definition)
             for file in (pattern.format(name) for pattern in BOOLEAN_FILES):
                 if (folder / file).is_file():
-                    _copy(folder / file, building / file, results, folder, dest / file)
+                    _copy(folder / file, building / file, results, folder, dest / file,
+                          inside=folder)  # fmt: skip
     written = ", ".join(f"{name} ({len(s['run_ids'])} runs)" for name, s in settings.items())
     log(f"boolean: {written} -> {dest}")
 
@@ -249,7 +270,7 @@ def _gotu_study(results, dest, log):
         committed = dest / folder.name
         source = ResultsDir(folder)
         ids = [r["run_dir"].rpartition("/")[2]
-               for r in json.loads((folder / "gotu.json").read_text())["runs"]]  # fmt: skip
+               for r in read_json(folder / "gotu.json")["runs"]]  # fmt: skip
         lines = _with_committed([r for r in source.read()[0] if r["id"] in ids], None,
                                 committed, f"gotu/{folder.name}", log)  # fmt: skip
         with _swapped_in(committed) as building:
@@ -260,7 +281,8 @@ def _gotu_study(results, dest, log):
                 target.write_sweep(name, definition)
             for file in GOTU_FILES:
                 if (folder / file).is_file():
-                    _copy(folder / file, building / file, results, folder, committed / file)
+                    _copy(folder / file, building / file, results, folder, committed / file,
+                          inside=folder)  # fmt: skip
         log(f"gotu/{folder.name}: {len(lines)} runs -> {committed}")
 
 
@@ -276,12 +298,12 @@ def export(results, dest, log=print):
                 # The study's runs only (the results folder may hold other holdout runs):
                 # its JSON, and its CSV and figure written again from those rows. A committed
                 # row of a run this results folder has no analysis of stays.
-                rows = [r for r in json.loads((token / "holdout_analysis.json").read_text())
+                rows = [r for r in read_json(token / "holdout_analysis.json")
                         if r["id"] in ids]  # fmt: skip
                 committed = dest / study / "holdout_analysis.json"
                 if committed.is_file():
                     fresh = {r["id"] for r in rows}
-                    kept = [r for r in json.loads(committed.read_text())
+                    kept = [r for r in read_json(committed)
                             if r["id"] in ids and r["id"] not in fresh]  # fmt: skip
                     rows = kept + rows
                 if rows:
@@ -298,7 +320,8 @@ def export(results, dest, log=print):
                 target.mkdir(parents=True)
                 for file in (*RUN_FILES, "config.json"):
                     if (run / file).is_file():
-                        _copy(run / file, target / file, results, committed=committed / file)
+                        _copy(run / file, target / file, results, committed=committed / file,
+                              inside=run)  # fmt: skip
             log(f"{study}: {sorted(p.name for p in committed.iterdir())}")
     noise = results / "noise_sensitivity"
     if (noise / "noise_sensitivity.json").is_file():
@@ -307,7 +330,8 @@ def export(results, dest, log=print):
             target.mkdir(parents=True)
             for file in NOISE_FILES:
                 if (noise / file).is_file():
-                    _copy(noise / file, target / file, results, committed=committed / file)
+                    _copy(noise / file, target / file, results, committed=committed / file,
+                          inside=noise)  # fmt: skip
         log(f"noise_sensitivity: {sorted(p.name for p in committed.iterdir())}")
     _boolean_study(results, dest / "boolean", log)
     _gotu_study(results, dest / "gotu", log)
@@ -323,13 +347,14 @@ def _image_study(results, study, dest, log):
             target.mkdir(parents=True)
             for file in ("logits.json", "logits.csv", "logits.png", "config.json"):
                 if (run / file).is_file():
-                    _copy(run / file, target / file, results, committed=committed / file)
+                    _copy(run / file, target / file, results, committed=committed / file,
+                          inside=folder)  # fmt: skip
             for sub in ("holdout", "iid"):
                 for file in RUN_FILES:
                     if (run / sub / file).is_file():
                         (target / sub).mkdir(exist_ok=True)
                         _copy(run / sub / file, target / sub / file, results,
-                              committed=committed / sub / file)  # fmt: skip
+                              committed=committed / sub / file, inside=folder)  # fmt: skip
         log(f"{study}/{run.name}: {sorted(p.name for p in committed.iterdir())}")
 
 
@@ -346,6 +371,6 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         main()
-    except (FileNotFoundError, ValueError) as error:
+    except (OSError, ValueError) as error:  # a link refused (UnsafePath), a damaged file
         print(f"export_results: error: {error}", file=sys.stderr)
         sys.exit(2)

@@ -19,9 +19,11 @@ folder; the message then names the missing ``model.keras``.
 """
 
 import argparse
-import json
 import pathlib
 import sys
+
+from pvr_keras.errors import DamagedFile, UnsafePath
+from pvr_keras.files import parse_json, read_plain
 
 # the results folder's own files (ResultsDir.merge takes in the records and sweeps)
 OWN = {"sweep.json", "results.jsonl", "results.corrupt", ".results.lock"}
@@ -32,13 +34,20 @@ class BadInput(ValueError):
     """A study or target this tool refuses, before it writes anything (exit 2, one line)."""
 
 
-def _json(path, what="a JSON object"):
-    if path.is_symlink() or not path.is_file():
-        raise BadInput(f"{path} is not a plain file")
+def _plain(path):
+    """The bytes of ``path``, a plain file (no link, FIFO, device or folder: checked on the
+    open file before a byte is read, so nothing blocks)."""
     try:
-        value = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise BadInput(f"{path} is not JSON ({error})") from None
+        return read_plain(path)
+    except (DamagedFile, UnsafePath) as error:
+        raise BadInput(str(error)) from None
+
+
+def _json(path, what="a JSON object"):
+    try:
+        value = parse_json(_plain(path), path)
+    except DamagedFile as error:  # not JSON, or nested deeper than any record
+        raise BadInput(str(error)) from None
     if not isinstance(value, dict):
         raise BadInput(f"{path} holds a JSON {type(value).__name__}, not {what}")
     return value
@@ -46,9 +55,13 @@ def _json(path, what="a JSON object"):
 
 def check_study(study):
     """Reads a whole exported study without writing: its folder, manifest, records (whole
-    JSON objects with distinct ids) and sweep definitions (each with a list of run ids; runs
-    not recorded yet, of a study in progress, are named in one line); no link anywhere in it.
+    JSON objects with distinct ids, each a finished run's line: the fields every line has,
+    of their types, and finite numbers, ``results.line_problem``) and sweep definitions (each
+    with a list of run ids; runs not recorded yet, of a study in progress, are named in one
+    line); no link anywhere in it, no FIFO or device, no JSON nested deeper than a record.
     Raises ``BadInput`` naming the file."""
+    from pvr_keras.sweeps.results import line_problem
+
     study = pathlib.Path(study)
     if study.is_symlink() or not study.is_dir():
         raise BadInput(f"{study} is not a folder")
@@ -61,15 +74,16 @@ def check_study(study):
     ids = set()
     results = study / "results.jsonl"
     if results.exists():
-        if not results.is_file():
-            raise BadInput(f"{results} is not a plain file")
-        for number, line in enumerate(results.read_bytes().splitlines(), 1):
+        for number, line in enumerate(_plain(results).splitlines(), 1):
             try:
-                record = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                raise BadInput(f"{results}, line {number}, is not a whole JSON record") from None
+                record = parse_json(line, f"{results}, line {number}")
+            except DamagedFile as error:  # cut, not JSON, or nested deeper than any record
+                raise BadInput(str(error)) from None
             if not isinstance(record, dict) or not isinstance(record.get("id"), str):
                 raise BadInput(f"{results}, line {number}, has no run id")
+            problem = line_problem(record)  # every field a run's line has; numbers finite
+            if problem:
+                raise BadInput(f"{results}, line {number} (run {record['id']}): {problem}")
             if record["id"] in ids:
                 raise BadInput(f"{results}, line {number}: run {record['id']} is there twice")
             ids.add(record["id"])
@@ -124,7 +138,7 @@ def main(argv=None):
         added, names = target.merge(study)
         for file in sorted(pathlib.Path(study).iterdir()):
             if file.is_file() and file.name not in OWN and not (target.path / file.name).exists():
-                files.write_bytes(target.path / file.name, file.read_bytes())
+                files.write_bytes(target.path / file.name, _plain(file))
         print(f"{study}: {added} record(s) added, sweeps {', '.join(names) or 'none'} -> "
               f"{target.path}")  # fmt: skip
 

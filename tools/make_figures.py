@@ -13,7 +13,9 @@ failed runs are drawn as crosses, not dropped. Writes ``<sweep>_<metric>.png`` a
 
 Lines of ``results.jsonl`` that are not whole records (a writer killed mid-line) are reported
 and skipped. A directory that is not a results directory, or holds no readable record, is an
-error (exit status 2) with a message that says what was found.
+error (exit status 2) with a message that says what was found; so is a link, a FIFO or a
+device at ``results.jsonl``, ``sweep.json`` or in ``sweeps/`` (never read through or waited
+on).
 """
 
 import argparse
@@ -34,6 +36,6 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         main()
-    except (FileNotFoundError, ValueError) as error:
+    except (OSError, ValueError) as error:  # a link refused (UnsafePath), a damaged file
         print(f"make_figures: error: {error}", file=sys.stderr)
         sys.exit(2)

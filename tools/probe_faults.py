@@ -457,9 +457,9 @@ def case_resources(root):
         if not _one_line(done):
             bad.append(f"export to {what}")
     target = root / "export_target"
-    proc = subprocess.Popen([sys.executable, str(REPO / "tools" / "export_dataset.py"),
-                             "token/w1", str(target), "--format", "text", "--size", "small"], env=ENV,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    command = [sys.executable, str(REPO / "tools" / "export_dataset.py"), "token/w1",
+               str(target), "--format", "text", "--size", "small"]  # fmt: skip
+    proc = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
     while time.time() < deadline and not any(".tmp" in p.name for p in root.iterdir()):
         time.sleep(0.05)

@@ -11,7 +11,6 @@ The other columns, and the verdicts, are written here by hand against the README
 
 import ast
 import collections
-import json
 import math
 import pathlib
 import re
@@ -21,22 +20,30 @@ import sys
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # tools/ as run from anywhere, for results_tables' reader
 
+from pvr_keras.files import read_json  # noqa: E402
+
 HEADER = ("figure / section", "the paper", "ours", "our setting against the paper's",
           "command, time", "verdict")  # fmt: skip
 DOCS = "docs/results/README.md"
 
 
 class Study:
-    """The committed records of one study folder of docs/results."""
+    """The committed records of one study folder of docs/results.
+
+    Every file is read inside ``results`` (``files.read_plain``): a study named ``../x`` or
+    reached through a link, or a file that is a link, a FIFO or a device, is refused, so a
+    value marker reads nothing outside docs/results."""
 
     def __init__(self, results, name):
         from results_tables import _records
 
         self.name = name
-        self.path = pathlib.Path(results) / name
+        self.root = pathlib.Path(results)
+        self.path = self.root / name
         if not self.path.is_dir():
             raise FileNotFoundError(f"{self.path}: no such study (run tools/export_results.py)")
-        self.lines = _records(self.path)
+        self.lines = _records(self.path, inside=self.root)
+        self._files = {}
 
     def runs(self, **where):
         """The records whose fields equal ``where`` (at least one, else LookupError)."""
@@ -52,7 +59,11 @@ class Study:
         return found[0]
 
     def json(self, name):
-        return json.loads((self.path / name).read_text())
+        """The JSON file ``name`` of the study, read once (the tables and markers ask for the
+        same summaries many times; nothing here changes what it gets)."""
+        if name not in self._files:
+            self._files[name] = read_json(self.path / name, inside=self.root)
+        return self._files[name]
 
     def sweep(self, name):
         """The records of one sweep of the study, in its order."""
@@ -184,9 +195,9 @@ def _figure7(r, study):
         path = r[study].path / model
         if not path.is_dir():
             continue
-        logits = json.loads((path / "logits.json").read_text())
-        runs = {s: json.loads((path / s / "record.json").read_text()) for s in ("iid", "holdout")}
-        config = json.loads((path / "config.json").read_text())
+        logits = r[study].json(f"{model}/logits.json")
+        runs = {s: r[study].json(f"{model}/{s}/record.json") for s in ("iid", "holdout")}
+        config = r[study].json(f"{model}/config.json")
         out[model] = dict(logits=logits, runs=runs, config=config.get("run", config))
     return out
 
@@ -286,8 +297,7 @@ def fig9(r):
 
 def fig10_mlp2x(r):
     """The quick suite's MLP and MLP 2x (docs/results/benchmark/quick), entry by entry."""
-    root = r.results / "benchmark" / "quick"
-    one, two = (json.loads((root / f"{m}.json").read_text())["entries"] for m in ("mlp", "mlp2x"))
+    one, two = (r.json(f"benchmark/quick/{m}.json")["entries"] for m in ("mlp", "mlp2x"))
     cells = ", ".join(f"{k} {dec(one[k]['test_accuracy'], 3)} vs {dec(two[k]['test_accuracy'], 3)}"
                       for k in one if k in two)  # fmt: skip
     ours = f"the leaderboard's quick suite (20,000 examples, 12 epochs), MLP vs MLP 2x: {cells}"
@@ -708,7 +718,7 @@ GOTU_TASKS = ("2parity", "threesym", "rfexample", "cyclic3dim15", "lr", "lengthg
 def _gotu(r):
     """The committed gotu tasks: ``{task: gotu.json}`` in the study's order."""
     root = r.results / "gotu"
-    return {t: json.loads((root / t / "gotu.json").read_text()) for t in GOTU_TASKS
+    return {t: r.json(f"gotu/{t}/gotu.json") for t in GOTU_TASKS
             if (root / t / "gotu.json").is_file()}  # fmt: skip
 
 
@@ -727,12 +737,8 @@ def gotu(r):
         parts.append(f"{task} ({span(seeds, str)} seed{'s' * (max(seeds) > 1)}): {cells}")
     ours = ("leak alpha on the unseen points (1: the MDI, 0: the truth), per model: "
             + "; ".join(parts)) if parts else "running"  # fmt: skip
-    engines = collections.Counter(
-        json.loads(line)["backend"]
-        for task in found
-        for line in (r.results / "gotu" / task / "results.jsonl").read_text().splitlines()
-        if line.strip()
-    )
+    engines = collections.Counter(line["backend"] for task in found
+                                  for line in r[f"gotu/{task}"].lines)  # fmt: skip
     on = ", ".join(f"{n} on {b}" for b, n in sorted(engines.items()))
     time = (f"`gotu` study ([docs/results]({DOCS}#gotu-generalization-on-the-unseen-abbe-et-al-"
             f"2023)); `bash tools/gotu_study.sh` ({sum(engines.values())} runs so far: {on}; "
@@ -1175,7 +1181,7 @@ def leaderboard(r):
     from pvr_keras.sweeps.suites import CONFIGS
 
     folder = r.results / "benchmark" / "quick"
-    tables = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+    tables = [r.json(f"benchmark/quick/{p.name}") for p in sorted(folder.glob("*.json"))]
     if not tables:
         raise FileNotFoundError(f"{folder}: no benchmark tables")
     header = ["model", *(f"`{c}`" for c in CONFIGS.values()), "minutes"]
@@ -1202,9 +1208,12 @@ def leaderboard(r):
 # what EXPR gives from the committed records (``--write`` puts it there, ``--check`` fails when
 # it differs). EXPR is a small language, not Python: calls of the functions below, string,
 # number and list constants, keyword arguments, and ``[key]`` on a result. Nothing else is
-# evaluated, so a document can name records but never run code.
+# evaluated, so a document can name records but never run code, and it reads only inside
+# docs/results (``Study``). A marker that fails, whatever the reason, is one ValueError
+# naming it.
 
 VALUE = re.compile(r"(<!-- = (.+?) -->)(.*?)(<!-- /= -->)", re.S)
+MAX_EXPRESSION = 1000  # characters of one marker's expression (the longest committed: ~200)
 
 
 def _value_functions(r):
@@ -1270,7 +1279,20 @@ def curve(record, name, epoch):
 
 
 def evaluate(expression, r):
-    """The value of one marker's expression (see VALUE), as text."""
+    """The value of one marker's expression (see VALUE), as text.
+
+    Raises:
+        ValueError: the expression is too long, not an expression (a ``SyntaxError``: cut
+            short, nested too deeply, a number of too many digits), or uses what is not
+            allowed.
+    """
+    if len(expression) > MAX_EXPRESSION:
+        raise ValueError(f"longer than {MAX_EXPRESSION} characters ({len(expression)})")
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        reason = getattr(error, "msg", None) or type(error).__name__
+        raise ValueError(f"not an expression ({reason[:120]})") from None
     functions = _value_functions(r)
 
     def value(node):
@@ -1290,7 +1312,7 @@ def evaluate(expression, r):
         raise ValueError(f"not allowed in a value marker: {ast.unparse(node)!r} (calls of "
                          f"{', '.join(sorted(functions))}, constants and [key])")  # fmt: skip
 
-    return str(value(ast.parse(expression.strip(), mode="eval").body))
+    return str(value(tree.body))
 
 
 def fill_values(text, r):
@@ -1302,8 +1324,12 @@ def fill_values(text, r):
         expression = match.group(2)
         try:
             new = evaluate(expression, r)
-        except (LookupError, ValueError, TypeError, FileNotFoundError) as error:
-            raise ValueError(f"value marker {expression!r}: {error}") from None
+        except Exception as error:  # noqa: BLE001 - whatever a marker does wrong: one line
+            shown = expression if len(expression) <= 80 else expression[:77] + "..."
+            what = str(error).splitlines()[0][:300] if str(error) else ""
+            if not isinstance(error, LookupError | ValueError | TypeError | OSError) or not what:
+                what = f"{type(error).__name__}{': ' * bool(what)}{what}"  # ZeroDivisionError...
+            raise ValueError(f"value marker {shown!r}: {what}") from None
         if new != match.group(3):
             stale.append(f"{expression}: {match.group(3)!r} -> {new!r}")
         return match.group(1) + new + match.group(4)
@@ -1319,6 +1345,10 @@ class _Lazy(dict):
     def __missing__(self, name):
         self[name] = Study(self.results, name)
         return self[name]
+
+    def json(self, relative):
+        """The JSON file ``relative`` of docs/results, read inside it (see ``Study``)."""
+        return read_json(self.results / relative, inside=self.results)
 
 
 def studies(results):

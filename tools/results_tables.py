@@ -11,6 +11,10 @@ README.md two folders above RESULTS): its results table (``<!-- table: claims --
 ``tools/results_claims.py`` computes from the same records. Numbers inline in the prose of
 either README are value markers, ``<!-- = EXPR -->TEXT<!-- /= -->`` (``results_claims.VALUE``:
 TEXT is what EXPR, a call of the record readers and formats, gives; ``--write`` fills it in).
+A marker reads only inside RESULTS (a study or file named with ``..`` or reached through a
+link is refused), and a marker that is not such an expression (cut short, nested too deeply,
+too long) is one line naming it, exit status 2; so is a study file that is a link, a FIFO or
+a device, or JSON nested deeper than any record.
 
 Each study folder written by ``tools/export_results.py`` gives one Markdown table:
 
@@ -30,10 +34,11 @@ records gives no table (its markers are left as they are).
 """
 
 import argparse
-import json
 import pathlib
 import re
 import sys
+
+from pvr_keras.files import read_json, read_plain
 
 MARKER = re.compile(r"(<!-- table: (\w+) -->\n)(.*?)(<!-- end table -->)", re.S)
 
@@ -47,15 +52,25 @@ def _table(header, rows):
     return "\n".join(lines + ["| " + " | ".join(map(str, r)) + " |" for r in rows]) + "\n"
 
 
-def _records(study):
+def _json(study, *names):
+    """The JSON file ``study/names...``, read inside the results folder that holds the study:
+    no link at the study, on the way or at the file, no FIFO or device (``files.read_plain``),
+    whole JSON nested no deeper than a record (else one line naming the file)."""
+    return read_json(study.joinpath(*names), inside=study.parent)
+
+
+def _records(study, inside=None):
     """The whole records of a study's ``results.jsonl`` (the sweeps' own reader: a cut or
-    repeated line is reported on standard error and left out)."""
+    repeated line is reported on standard error and left out), read inside ``inside``
+    (default: the folder that holds the study; see ``_json``)."""
     from pvr_keras.sweeps.results import parse_lines
 
     path = study / "results.jsonl"
-    if not path.is_file():
+    try:
+        data = read_plain(path, inside=study.parent if inside is None else inside)
+    except FileNotFoundError:
         return []
-    records, problems = parse_lines(path.read_bytes())
+    records, problems = parse_lines(data)
     for problem in problems:
         print(f"results_tables: {path}: {problem}", file=sys.stderr)
     return records
@@ -105,15 +120,15 @@ def thresholds(study):
 def figure7(study):
     rows = []
     for run in sorted(p for p in study.glob("*") if (p / "logits.json").is_file()):
-        logits = json.loads((run / "logits.json").read_text())
+        logits = _json(study, run.name, "logits.json")
         records = {}
         for sub in ("iid", "holdout"):
             path = run / sub / "record.json"
-            records[sub] = json.loads(path.read_text()) if path.is_file() else {}
+            records[sub] = _json(study, run.name, sub, "record.json") if path.is_file() else {}
         minutes = [records[s].get("wall_time_s") for s in ("iid", "holdout")]
         held = logits["models"]["holdout"]["subsets"]["pointer to top right"]
         iid = logits["models"]["IID"]["subsets"]["pointer to top right"]
-        config = json.loads((run / "config.json").read_text())
+        config = _json(study, run.name, "config.json")
         config = config.get("run", config)  # the run's identity (flat before the run config)
         rows.append([
             f"{config['model']}, width {config['width']}",
@@ -138,7 +153,7 @@ def fast_slow(study):
     path = study / f"{study.name}.json"  # recipes/fast_slow.py --name = the study's folder
     if not path.is_file():
         return None
-    summary = json.loads(path.read_text())
+    summary = _json(study, path.name)
     cka = summary.get("cka") or {}
     freq = cka.get("label_frequencies") or {}
     rows = [[s["seed"], s["fit_epoch"] or "never", s["speed"], _f(s["final_train_accuracy"]),
@@ -205,7 +220,7 @@ def benchmark(study):
     entry, one column per model."""
     text = ""
     for suite in sorted(p for p in study.glob("*") if p.is_dir()):
-        tables = [json.loads(p.read_text()) for p in sorted(suite.glob("*.json"))]
+        tables = [_json(study, suite.name, p.name) for p in sorted(suite.glob("*.json"))]
         for kind in ("token", "image"):
             mine = [t for t in tables if t.get("kind") == kind]
             if not mine:
@@ -239,7 +254,7 @@ def boolean(study):
     for path in sorted(study.glob("*.json")):
         if path.name.startswith("config_") or path.name == "sweep.json":
             continue
-        found = json.loads(path.read_text())
+        found = _json(study, path.name)
         if "bits" not in found:
             continue
         run = found["config"]["run"]
@@ -271,7 +286,7 @@ def gotu(study):
     steps (the Degree-Curriculum's study) and the seeds."""
     text = ""
     for path in sorted(study.glob("*/gotu.json")):
-        found = json.loads(path.read_text())
+        found = _json(study, path.parent.name, path.name)
         run = found["task"]  # the first variant's task (recipes/gotu.py)
         steps = any(v["steps_mean"] is not None for v in found["variants"])
         rows = []
@@ -375,12 +390,12 @@ def main(argv=None):
     top = pathlib.Path(args.readme) if args.readme else results.resolve().parents[1] / "README.md"
     if args.readme and not top.is_file():
         raise FileNotFoundError(f"--readme {top} does not exist")
-    blocks = _claims(results, top.read_text()) if top.is_file() else {}
+    blocks = _claims(results, read_plain(top).decode()) if top.is_file() else {}
     if blocks:
         targets.append((top, blocks))
     status = 0
     for readme, tables_of in targets:
-        text, stale = update(readme.read_text(), tables_of)
+        text, stale = update(read_plain(readme).decode(), tables_of)
         if "<!-- = " in text:  # numbers inline in the prose (results_claims.VALUE)
             module = _claims_module()
             text, values = module.fill_values(text, module.studies(results))
@@ -402,6 +417,6 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (FileNotFoundError, ValueError, LookupError) as error:
+    except (OSError, ValueError, LookupError) as error:  # OSError: a link refused, a missing file
         print(f"results_tables: error: {error!r}", file=sys.stderr)
         sys.exit(2)

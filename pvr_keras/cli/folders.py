@@ -7,8 +7,8 @@ import os
 import pathlib
 
 from pvr_keras import legacy
-from pvr_keras.errors import ConfigError
-from pvr_keras.files import write_text
+from pvr_keras.errors import ConfigError, DamagedFile, UnsafePath
+from pvr_keras.files import parse_json, read_plain, write_text
 from pvr_keras.training.checkpoint import Checkpoint
 
 
@@ -124,11 +124,20 @@ def _config(run, own, grid=None):
 
 
 def _read(path):
+    """The config in ``path``; a link, FIFO, device or folder there (checked before a byte
+    is read, so nothing blocks) or a file that is not whole JSON is a ``ConfigError``."""
     try:
-        return json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise ConfigError(f"{path} is not a whole JSON config; use another --out or delete "
-                          f"that folder") from None  # fmt: skip
+        data = read_plain(path)
+    except (DamagedFile, UnsafePath) as error:  # the message names the file
+        raise ConfigError(f"{error}; use another --out or delete that folder") from None
+    try:
+        return parse_json(data, path)
+    except DamagedFile as error:
+        detail = str(error).removeprefix(f"{path} ")  # "nests deeper ...", "is not whole JSON"
+        if detail.startswith("is not whole JSON ("):
+            detail = detail[len("is not whole JSON (") : -1]
+        raise ConfigError(f"{path} is not a whole JSON config ({detail}); use another --out "
+                          f"or delete that folder") from None  # fmt: skip
 
 
 def _refuse_other(path, before, now, may_differ):

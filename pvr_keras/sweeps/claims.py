@@ -22,7 +22,10 @@ import pathlib
 import socket
 import time
 
-from pvr_keras.files import open_file
+from pvr_keras.errors import DamagedFile
+from pvr_keras.files import open_file, parse_json, read_plain
+
+CLAIM_BYTES = 65_536  # what a claim file is read up to (it holds host, pid and a time)
 
 
 class Claim:
@@ -56,11 +59,15 @@ class Claims:
         return self.directory / f"{run_id}.claim"
 
     def holder(self, run_id):
-        """The contents of a run's claim file (who holds or held it), or None."""
+        """The contents of a run's claim file (who holds or held it: a dict), or None (no
+        claim, or one that says nothing readable). Read with ``files.read_plain``: a link
+        there is refused (``UnsafePath``), a FIFO never waited on."""
+        path = self.path(run_id)
         try:
-            return json.loads(self.path(run_id).read_text() or "null")
-        except (FileNotFoundError, json.JSONDecodeError):
+            found = parse_json(read_plain(path, CLAIM_BYTES) or b"null", path)
+        except (FileNotFoundError, DamagedFile):
             return None
+        return found if isinstance(found, dict) else None
 
     def try_claim(self, run_id):
         """Claims ``run_id`` if no live worker holds it.
@@ -101,12 +108,14 @@ class Claims:
             if not same:  # the file we locked was removed (its run finished): start again
                 os.close(fd)
                 continue
-            old = os.pread(fd, 65_536, 0)
+            old = os.pread(fd, CLAIM_BYTES, 0)
             previous = None
             if old:
                 try:
-                    previous = json.loads(old)
-                except json.JSONDecodeError:
+                    previous = parse_json(old, path)  # not nested deeper than a record
+                except DamagedFile:
+                    previous = None
+                if not isinstance(previous, dict):
                     previous = {"unreadable": old[:200].decode(errors="replace")}
             mine = json.dumps(
                 {"run": run_id, "host": socket.gethostname(), "pid": os.getpid(), "since": _now()}

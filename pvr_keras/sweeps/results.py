@@ -15,16 +15,22 @@ Each line is written by a single ``os.write`` on an ``O_APPEND`` descriptor and 
 A line cut short by a crash is reported by ``read`` and ignored (its run is simply recorded
 again on the next start); the next append first ends that fragment with a newline so that it
 never swallows a good line, and ``repair`` moves such fragments to ``results.corrupt``.
+
+Every file here is read through ``files.read_plain``: a link, a FIFO or a device in the folder
+is refused (``UnsafePath``, ``DamagedFile``), never read through or waited on, and JSON nested
+deeper than any record is a bad line (``results.jsonl``) or one error (the others).
 """
 
 import contextlib
 import fcntl
 import json
+import math
 import os
 import pathlib
 import time
 
-from pvr_keras.files import open_file, write_text
+from pvr_keras.errors import DamagedFile, UnsafePath
+from pvr_keras.files import open_file, parse_json, read_json, read_plain, write_text
 
 FORMAT = "pvr-keras/sweep"
 FORMAT_VERSION = 1
@@ -55,11 +61,13 @@ def _parse(data):
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            record = parse_json(raw, f"line {number}")
+        except DamagedFile as error:  # cut, not JSON, or nested too deeply to be a record
             snippet = raw[:60].decode(errors="replace")
+            why = "nested too deeply" if "nests deeper" in str(error) else "truncated"
             problems.append(
-                f"line {number}: not a whole JSON record (truncated by a killed writer?), "
+                f"line {number}: not a whole JSON record ({why}"
+                f"{' by a killed writer?' if why == 'truncated' else ''}), "
                 f"ignored: {snippet!r}{'...' if len(raw) > 60 else ''}"
             )
             bad.append(raw)
@@ -75,6 +83,58 @@ def _parse(data):
         seen.add(record["id"])
         records.append(record)
     return records, problems, bad
+
+
+# What every line of results.jsonl holds (``engine.result_line``; older lines too): a field
+# and the types its value may have. ``None``: a run with no epoch has no final numbers.
+NUMBER = (int, float)
+LINE_FIELDS = {
+    "id": (str,),
+    "sweep": (str,),
+    "status": (str,),
+    "failed": (bool,),
+    "epochs_completed": (int,),
+    "wall_time_s": NUMBER,
+    "train_accuracy": (*NUMBER, type(None)),
+    "test_accuracy": (*NUMBER, type(None)),
+    "train_loss": (*NUMBER, type(None)),
+    "test_loss": (*NUMBER, type(None)),
+}
+
+
+_JSON_NAMES = {str: "a string", bool: "true or false", int: "a whole number", float: "a number",
+               type(None): "null"}  # fmt: skip
+
+
+def line_problem(record):
+    """What is wrong with one results line taken from elsewhere (an exported study), or None.
+
+    A line is a JSON object with every field of ``LINE_FIELDS`` of its type, and every number
+    in it finite, but the losses (``*_loss``, ``curve_*_loss``) of a run whose loss became
+    NaN (``status`` "nan", failed), which the training loop records as they were.
+    """
+    if not isinstance(record, dict):
+        return f"a JSON {type(record).__name__}, not a run record"
+    missing = [k for k in LINE_FIELDS if k not in record]
+    if missing:
+        return f"not a run record: no {', '.join(missing)}"
+    for key, types in LINE_FIELDS.items():
+        value = record[key]
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            names = [_JSON_NAMES[t] for t in types if not (t is int and float in types)]
+            return f"{key} is {value!r}, not {' or '.join(names)}"
+    nan_run = record["status"] == "nan" and record["failed"] is True
+    stack = list(record.items())
+    while stack:  # iterative: a line is at most MAX_JSON_DEPTH deep (parse_json)
+        key, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            if not (nan_run and key.endswith("_loss")):
+                return f"{key} is {value} (a finished run's numbers are finite)"
+        elif isinstance(value, dict):
+            stack.extend((f"{key}.{k}", v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((key, v) for v in value)
+    return None
 
 
 class ResultsDir:
@@ -147,9 +207,10 @@ class ResultsDir:
             tmp.unlink()
 
     def _check_manifest(self, manifest):
+        data = read_plain(manifest)  # no link, FIFO or device (UnsafePath, DamagedFile)
         try:
-            found = json.loads(manifest.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            found = parse_json(data, manifest)
+        except DamagedFile as error:
             raise IncompatibleResultsError(f"{manifest} is not valid JSON: {error}") from None
         if not isinstance(found, dict):
             found = {}
@@ -176,8 +237,10 @@ class ResultsDir:
             os.close(fd)  # closing drops the lock
 
     def _read_bytes(self):
+        """The bytes of ``results.jsonl`` (none yet: empty); a link, FIFO or folder there is
+        refused (``read_plain``)."""
         try:
-            return self.results.read_bytes()
+            return read_plain(self.results)
         except FileNotFoundError:
             return b""
 
@@ -244,7 +307,7 @@ class ResultsDir:
         """
         path = self.sweeps / f"{name}.json"
         with self.lock():
-            before = json.loads(path.read_text())["run_ids"] if path.exists() else []
+            before = self._definition(path)["run_ids"] if path.exists() else []
             known = set(before)
             ids = before + [i for i in definition["run_ids"] if i not in known]
             if not path.exists() or ids != before:
@@ -284,10 +347,21 @@ class ResultsDir:
         return added, sorted(definitions)
 
     def read_sweeps(self):
-        """``{name: definition}`` of the sweeps stored here."""
+        """``{name: definition}`` of the sweeps stored here (``UnsafePath`` for a link in
+        ``sweeps/``, ``DamagedFile`` for a definition that is not a JSON object with a list
+        of run ids)."""
+        if self.sweeps.is_symlink():
+            raise UnsafePath(f"{self.sweeps} is a symbolic link; a results folder holds none")
         if not self.sweeps.is_dir():
             return {}
-        return {p.stem: json.loads(p.read_text()) for p in sorted(self.sweeps.glob("*.json"))}
+        return {p.stem: self._definition(p) for p in sorted(self.sweeps.glob("*.json"))}
+
+    @staticmethod
+    def _definition(path):
+        found = read_json(path)
+        if not isinstance(found, dict) or not isinstance(found.get("run_ids"), list):
+            raise DamagedFile(f"{path} is not a sweep definition (no list of run_ids)")
+        return found
 
 
 def _now():

@@ -24,7 +24,7 @@ import sys
 import time
 
 from pvr_keras.errors import DamagedFile
-from pvr_keras.files import Lock, write_text
+from pvr_keras.files import Lock, parse_json, read_plain, write_text
 
 FORMAT = "pvr-keras/run-record"
 FORMAT_VERSION = 1
@@ -123,16 +123,22 @@ def read_record(path):
 
     Raises:
         FileNotFoundError: no record there.
-        DamagedFile: (a ValueError) the file is not a whole JSON object, or has no config.
+        UnsafePath: (an OSError) the record is a symbolic link.
+        DamagedFile: (a ValueError) the file is not a whole JSON object (or is a FIFO, a
+            folder, a device, or nests deeper than any record), or has no config.
         ValueError: the file is not a pvr-keras run record of a version this code reads.
     """
     path = pathlib.Path(path)
     if path.is_dir():
         path = path / "record.json"
+    data = read_plain(path)  # the type checked before a byte is read: no link, FIFO, device
     try:
-        record = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise DamagedFile(f"{path} is not a whole JSON record ({error}); the run folder is "
+        record = parse_json(data, path)
+    except DamagedFile as error:  # not JSON, not UTF-8, or nested deeper than a record
+        detail = str(error).removeprefix(f"{path} ")  # "nests deeper ...", "is not whole JSON"
+        if detail.startswith("is not whole JSON ("):
+            detail = detail[len("is not whole JSON (") : -1]
+        raise DamagedFile(f"{path} is not a whole JSON record ({detail}); the run folder is "
                           f"damaged: delete it to train the run again") from None  # fmt: skip
     if not isinstance(record, dict):
         raise DamagedFile(f"{path} holds a JSON {type(record).__name__}, not a run record")

@@ -4,7 +4,11 @@ import signal
 import socket
 import time
 
+import pytest
+
+from pvr_keras.errors import UnsafePath
 from pvr_keras.sweeps import Claims
+from tests.bounded import within
 from tests.spawn import start
 
 
@@ -71,3 +75,25 @@ def test_racing_workers_get_each_claim_once(tmp_path):
         worker.join()
     won = [i for f in out.iterdir() for i in json.loads(f.read_text())]
     assert sorted(won) == list(range(40))
+
+
+def test_a_claim_file_is_read_through_no_link_and_never_waited_on(tmp_path):
+    """``holder`` (who holds a run, for the sweep's message) read a planted link through and
+    waited forever on a FIFO; a claim 100,000 deep was a RecursionError (issue 47, 6-8)."""
+    claims = Claims(tmp_path / "claims")
+    claims.directory.mkdir()
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"host": "TOPSECRET-123"}')
+    claims.path("link").symlink_to(secret)
+    with pytest.raises(UnsafePath, match="link.claim is a symbolic link"):
+        claims.holder("link")
+    os.mkfifo(claims.path("fifo"))
+    with within(5):
+        assert claims.holder("fifo") is None
+    for name, text in [("deep", "[" * 60_000 + "]" * 60_000), ("list", "[1]"), ("cut", '{"h')]:
+        claims.path(name).write_text(text)
+        assert claims.holder(name) is None
+        claim = claims.try_claim(name)  # a dead worker's claim: taken over
+        assert list(claim.previous) == ["unreadable"] and claim.previous["unreadable"]
+        claim.release(done=True)
+    assert claims.holder("none") is None

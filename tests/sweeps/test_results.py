@@ -1,8 +1,11 @@
 import json
+import os
+import shutil
 
 import pandas as pd
 import pytest
 
+from pvr_keras.errors import DamagedFile, UnsafePath
 from pvr_keras.sweeps import (
     FORMAT,
     FORMAT_VERSION,
@@ -10,6 +13,7 @@ from pvr_keras.sweeps import (
     ResultsDir,
     parse_lines,
 )
+from tests.bounded import within
 from tests.spawn import start
 
 
@@ -158,3 +162,54 @@ def test_merge_refuses_itself_and_bad_lines(tmp_path):
     assert here.read() == ([], [])
     with pytest.raises(FileNotFoundError, match="not a sweep results directory"):
         here.merge(tmp_path)
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000  # json.loads: RecursionError
+
+
+@pytest.mark.parametrize("where", ["results.jsonl", "sweep.json", "sweeps", "sweeps/s.json"])
+def test_a_planted_link_in_a_results_folder_is_never_read_through(tmp_path, where):
+    results = ResultsDir(tmp_path / "r", create=True)
+    results.append(_line(1))
+    results.write_sweep("s", {"name": "s", "run_ids": ["run1"]})
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "s.json").write_text('{"run_ids": ["TOPSECRET"]}')
+    (secret / "file").write_text(json.dumps({"id": "TOPSECRET", "format": FORMAT,
+                                             "format_version": FORMAT_VERSION}))  # fmt: skip
+    planted = results.path / where
+    shutil.rmtree(planted) if planted.is_dir() else planted.unlink()
+    planted.symlink_to(secret if where == "sweeps" else secret / "file")
+    with pytest.raises(UnsafePath, match="symbolic link"):
+        again = ResultsDir(results.path)
+        again.read(), again.read_sweeps()
+
+
+def test_a_fifo_results_file_is_refused_without_waiting(tmp_path):
+    results = ResultsDir(tmp_path, create=True)
+    os.mkfifo(results.results)  # reading it would wait for a writer forever
+    with within(5), pytest.raises(DamagedFile, match="not a plain file"):
+        results.read()
+    with within(5), pytest.raises(DamagedFile, match="not a plain file"):
+        results.append(_line(1))
+
+
+def test_json_nested_too_deeply_is_a_bad_line_or_one_error(tmp_path):
+    results = ResultsDir(tmp_path, create=True)
+    results.append(_line(1))
+    with open(results.results, "ab") as f:
+        f.write(DEEP + b"\n")
+    records, problems = results.read()
+    assert [r["id"] for r in records] == ["run1"]
+    assert len(problems) == 1
+    assert "line 2: not a whole JSON record (nested too deeply)" in problems[0]
+    results.sweeps.mkdir()
+    (results.sweeps / "s.json").write_bytes(DEEP)
+    with pytest.raises(DamagedFile, match="s.json nests deeper"):
+        results.read_sweeps()
+    (results.sweeps / "s.json").write_text('{"name": "s"}')
+    with pytest.raises(DamagedFile, match="s.json is not a sweep definition"):
+        results.read_sweeps()
+    (results.path / "sweep.json").write_bytes(DEEP)
+    with pytest.raises(IncompatibleResultsError, match="sweep.json nests deeper"):
+        ResultsDir(tmp_path)

@@ -2,6 +2,7 @@
 
 import csv
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 from pvr_keras.runconfig import Run
 from pvr_keras.sweeps import FIGURES, ResultsDir
 from tests import scripts
+from tests.bounded import within
 from tests.plots import assert_plot
 
 TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "make_figures.py"
@@ -140,3 +142,30 @@ def test_a_run_shared_by_two_sweeps_is_drawn_by_the_sweeps_that_list_it(tool, tm
     printed = capsys.readouterr().out
     assert "size_window: 2/2 runs drawn" in printed and "pointer: 1/1 runs drawn" in printed
     assert "holdout" not in printed
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo", "deep sweep", "deep line"])
+def test_a_planted_link_fifo_or_deep_json_is_one_line_exit_2(tmp_path, capsys, kind):
+    """Issue 47: ``results.jsonl -> /etc/passwd`` was read through ("24 unreadable lines"),
+    a FIFO there never ended, JSON 100,000 deep was a RecursionError traceback."""
+    results = ResultsDir(tmp_path / "results", create=True)
+    results.append(_line(0.5, window=1, num_examples=1000))
+    secret = tmp_path / "secret"
+    secret.write_text('{"id": "TOPSECRET-123", "test_accuracy": 1}\n' * 24)
+    deep = b"[" * 100_000 + b"]" * 100_000
+    if kind in ("link", "fifo"):
+        results.results.unlink()
+        results.results.symlink_to(secret) if kind == "link" else os.mkfifo(results.results)
+    elif kind == "deep sweep":
+        results.sweeps.mkdir()
+        (results.sweeps / "size_window.json").write_bytes(deep)
+    else:
+        results.results.write_bytes(deep + b"\n")
+    with within(10):
+        status = scripts.exit_status("tools/make_figures.py", results.path)
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("make_figures: error:"), err
+    assert err.count("\n") == 1 and "TOPSECRET" not in err, err
+    assert {"link": "symbolic link", "fifo": "not a plain file", "deep sweep": "nests deeper",
+            "deep line": "1 unreadable lines"}[kind] in err  # fmt: skip
+    assert not (results.path / "figures").exists()

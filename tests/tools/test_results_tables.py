@@ -2,12 +2,14 @@
 
 import itertools
 import json
+import os
 import pathlib
 import shutil
 
 import pytest
 
 from tests import scripts
+from tests.bounded import within
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -320,3 +322,84 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
     assert unfit.endswith("not: left out, not fit on the seen points in their epochs: rfrelu on "
                           "cyclic3dim15 (seen MSE 11.10)")  # fmt: skip
     assert claims.gotu_verdict(claims.studies(tmp_path / "none")) == "running"
+
+
+SECRET = '{"secret": "TOPSECRET-123"}'
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [
+        'summary("../../elsewhere", "secret.json")',  # the issue's marker: a study above
+        'summary("holdout", "../../../elsewhere/secret.json")',
+        'summary("linked", "secret.json")',  # a study folder that is a link
+        'summary("holdout", "link.json")',  # a file that is a link
+        'run("../../elsewhere", holdout=1)',  # the records of a folder outside
+        'run("linked", holdout=1)',
+    ],
+)
+def test_a_value_marker_reads_nothing_outside_the_results_folder(tmp_path, capsys, marker):
+    """Issue 47 item 5: ``--write`` copied ``{'secret': 'TOPSECRET-123'}`` from a JSON file
+    outside docs/results into the README."""
+    results, elsewhere = tmp_path / "docs" / "results", tmp_path / "elsewhere"
+    _write_lines(results / "holdout", [_line(holdout=1)])
+    _write_lines(elsewhere, [_line(holdout=1, test_accuracy="TOPSECRET-123")])
+    (elsewhere / "secret.json").write_text(SECRET)
+    (results / "linked").symlink_to(elsewhere)
+    (results / "holdout" / "link.json").symlink_to(elsewhere / "secret.json")
+    readme = results / "README.md"
+    readme.write_text(f"<!-- = {marker} -->x<!-- /= -->\n")
+    for flag in ("--check", "--write"):
+        assert scripts.exit_status("tools/results_tables.py", results, flag) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "TOPSECRET" not in err, err
+        assert "value marker" in err and ("is not inside" in err or "symbolic link" in err), err
+    assert "TOPSECRET" not in readme.read_text()
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["len(", "[" * 300 + "]" * 300, "1" * 5000, "-" * 5000 + "1", "share([0], 0)",
+     "values([1])", 'part("ab", "x")'],
+)  # fmt: skip
+def test_a_malformed_value_marker_is_one_line_naming_it(tmp_path, capsys, expression):
+    """Issue 47 item 12: ``len(``, 300 nested brackets or a 5,000-digit number in a marker
+    was a SyntaxError traceback (5,000 minus signs a RecursionError)."""
+    _write_lines(tmp_path / "holdout", [_line(holdout=1)])
+    (tmp_path / "README.md").write_text(f"text <!-- = {expression} -->x<!-- /= --> text\n")
+    assert scripts.exit_status("tools/results_tables.py", tmp_path, "--check") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and len(err) < 600, err
+    assert "value marker" in err and expression[:20] in err, err
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo", "deep logits", "deep line"])
+def test_a_study_file_that_is_a_link_a_fifo_or_too_deep_is_one_line(tmp_path, capsys, kind):
+    """Issue 47 items 6-8: a table's files are read through no link, never from a FIFO, and
+    JSON 100,000 deep is one line (exit 2) or, in results.jsonl, a bad line left out."""
+    deep = "[" * 100_000 + "]" * 100_000
+    _write_lines(tmp_path / "holdout", [_line(holdout=1)])
+    (tmp_path / "secret.jsonl").write_text(json.dumps(_line(model="TOPSECRET-123")) + "\n")
+    lines = tmp_path / "holdout" / "results.jsonl"
+    if kind == "link":
+        lines.unlink()
+        lines.symlink_to(tmp_path / "secret.jsonl")
+    elif kind == "fifo":
+        lines.unlink()
+        os.mkfifo(lines)
+    elif kind == "deep logits":
+        (tmp_path / "figure7" / "vgg").mkdir(parents=True)
+        (tmp_path / "figure7" / "vgg" / "logits.json").write_text(deep)
+    else:
+        lines.write_text(deep + "\n")
+    (tmp_path / "README.md").write_text("<!-- table: holdout -->\n<!-- end table -->\n")
+    with within(10):
+        status = scripts.exit_status("tools/results_tables.py", tmp_path, "--check")
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "TOPSECRET" not in err, err
+    if kind == "deep line":  # left out, said on standard error; the table has no row
+        assert status == 0 and "line 1: not a whole JSON record (nested too deeply)" in err
+    else:
+        assert status == 2 and err.startswith("results_tables: error:"), err
+        assert {"link": "symbolic link", "fifo": "not a plain file",
+                "deep logits": "logits.json nests deeper"}[kind] in err  # fmt: skip

@@ -1,12 +1,14 @@
 """tools/holdout_analysis.py and tools/export_results.py on a tiny medium holdout sweep."""
 
 import json
+import os
 import pathlib
 import shutil
 
 import pytest
 
 from tests import scripts
+from tests.bounded import within
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -226,3 +228,51 @@ def test_the_quick_records_export_as_studies_of_their_own(tmp_path):
     assert (
         tmp_path / "docs" / "block_holdout_quick" / "resnet18" / "iid" / "record.json"
     ).is_file()
+
+
+def _planted(tmp_path, kind):
+    """A results folder with one damaged thing; ``secret.json`` outside it."""
+    from pvr_keras.sweeps import ResultsDir
+
+    results, secret = tmp_path / "RESULTS", tmp_path / "secret.json"
+    secret.write_text('{"secret": "TOPSECRET-123"}')
+    token = ResultsDir(results / "token", create=True)
+    token.append({"id": "run1", "sweep": "holdout", "test_accuracy": 1.0})
+    token.write_sweep("holdout", {"name": "holdout", "run_ids": ["run1"]})
+    if kind == "linked file":  # a config, copied as it is
+        (token.path / "config_holdout.json").symlink_to(secret)
+    elif kind == "linked folder":  # a CNN's folder of a block_holdout study
+        (tmp_path / "outside").mkdir()
+        shutil.copy(secret, tmp_path / "outside" / "logits.json")
+        (results / "figure7").mkdir()
+        (results / "figure7" / "resnet18").symlink_to(tmp_path / "outside")
+        shutil.rmtree(token.path)
+    elif kind == "fifo":
+        token.results.unlink()
+        os.mkfifo(token.results)
+    elif kind == "deep sweep":  # JSON 100,000 deep: a RecursionError
+        (token.sweeps / "holdout.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    else:  # a gotu task's summary, 100,000 deep
+        shutil.rmtree(token.path)
+        ResultsDir(results / "task", create=True)
+        (results / "task" / "gotu.json").write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    return results
+
+
+@pytest.mark.parametrize("kind", ["linked file", "linked folder", "fifo", "deep sweep",
+                                  "deep gotu"])  # fmt: skip
+def test_export_refuses_a_link_fifo_or_deep_json_in_one_line(tmp_path, capsys, kind):
+    """Issue 47: ``RESULTS/token/config_holdout.json -> /outside.json`` was copied into
+    docs/results; a link, a FIFO or JSON 100,000 deep is one line, exit 2, nothing written."""
+    results = _planted(tmp_path, kind)
+    docs = tmp_path / "docs"
+    with within(10):
+        status = scripts.exit_status("tools/export_results.py", results, docs)
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("export_results: error:"), err
+    assert err.count("\n") == 1 and "TOPSECRET" not in err, err
+    assert {"linked file": "config_holdout.json is a symbolic link",
+            "linked folder": "resnet18 is a symbolic link", "fifo": "not a plain file",
+            "deep sweep": "holdout.json nests deeper", "deep gotu": "gotu.json nests deeper"
+            }[kind] in err  # fmt: skip
+    assert not docs.exists() or not [p for p in docs.rglob("*") if p.is_file()]

@@ -3,16 +3,18 @@
 import dataclasses
 import json
 import math
+import os
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from pvr_keras import models, training
-from pvr_keras.errors import UnsafePath
+from pvr_keras.errors import DamagedFile, UnsafePath
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training import read_record, records
 from pvr_keras.training.inputs import train_data
+from tests.bounded import within
 
 TASK = TokenTask()
 RECIPE = dataclasses.replace(
@@ -168,3 +170,25 @@ def test_every_resume_counts_and_a_resume_cleans_what_a_kill_left(tmp_path):
     from pvr_keras import files
 
     assert record["model_sha256"] == files.sha256(out / "model.keras")  # checked on load
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link", "folder", "deep"])
+def test_a_record_that_is_no_plain_file_or_nests_too_deeply_is_refused_at_once(tmp_path, kind):
+    run = tmp_path / "run"
+    run.mkdir()
+    path = run / "record.json"
+    if kind == "fifo":
+        os.mkfifo(path)  # reading it would wait for a writer forever
+    elif kind == "link":
+        _write(tmp_path / "planted", config={"planted": True})
+        path.symlink_to(tmp_path / "planted" / "record.json")
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_bytes(b"[" * 100_000 + b"]" * 100_000)  # json.loads: RecursionError
+    error, message = {
+        "link": (UnsafePath, "record.json is a symbolic link"),
+        "deep": (DamagedFile, r"record.json is not a whole JSON record \(nests deeper"),
+    }.get(kind, (DamagedFile, "record.json is not a plain file"))
+    with within(5), pytest.raises(error, match=message):
+        read_record(run)
