@@ -4,6 +4,7 @@ folders of the older recipe configs up to date."""
 
 import hashlib
 import json
+import os
 import pathlib
 import sys
 
@@ -12,6 +13,7 @@ import pytest
 from pvr_keras import kinds, legacy
 from pvr_keras.runconfig import Run
 from tests import scripts
+from tests.bounded import within
 
 REPO = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = REPO / "docs" / "results"
@@ -144,7 +146,8 @@ def test_a_legacy_run_folder_resumes_after_migrating(tmp_path, capsys):
 
 
 def test_migrate_names_each_unreadable_file_and_migrates_the_rest(tmp_path):
-    """A damaged file (a folder named record.json, a JSON list, cut JSON) is named and
+    """A damaged file (a folder named record.json, a JSON list, cut JSON, a FIFO, a link,
+    JSON nested 100,000 deep) is named and
     skipped; the good legacy record beside them is still migrated, then the tool fails."""
     good = tmp_path / "good"
     good.mkdir()
@@ -158,10 +161,16 @@ def test_migrate_names_each_unreadable_file_and_migrates_the_rest(tmp_path):
     (tmp_path / "b" / "config.json").write_text("[1, 2]")
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "record.json").write_text('{"config": ')
+    for name in ("fifo", "link", "deep"):  # a FIFO is never waited on, a link never read
+        (tmp_path / name).mkdir()
+    os.mkfifo(tmp_path / "fifo" / "record.json")
+    (tmp_path / "link" / "record.json").symlink_to(good / "record.json")
+    (tmp_path / "deep" / "record.json").write_text("[" * 100_000 + "]" * 100_000)
     said = []
-    with pytest.raises(ValueError, match="3 file.s. could not be read"):
+    with within(20), pytest.raises(ValueError, match="6 file.s. could not be read"):
         _tool().migrate([tmp_path], log=said.append)
-    for name in ("a/record.json", "b/config.json", "c/record.json"):
+    for name in ("a/record.json", "b/config.json", "c/record.json", "fifo/record.json",
+                 "link/record.json", "deep/record.json"):  # fmt: skip
         assert any(str(tmp_path / name) in line and "skipped" in line for line in said), name
     assert json.loads((good / "record.json").read_text())["config"] == legacy.migrate(
         LEGACY_TOKEN_PVR

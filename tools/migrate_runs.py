@@ -80,7 +80,7 @@ def migrate(paths, *, write=True, log=print):
     and skipped; with any such file it raises ValueError at the end, after the others."""
     from pvr_keras import registry
     from pvr_keras.errors import UntrustedCode
-    from pvr_keras.files import write_text
+    from pvr_keras.files import read_json, write_text
 
     changed, unreadable = [], []
     for root in map(pathlib.Path, paths):
@@ -92,7 +92,7 @@ def migrate(paths, *, write=True, log=print):
             if path.name != "record.json" and not is_config:
                 continue
             try:
-                old = json.loads(path.read_text())
+                old = read_json(path)  # a plain file: no link, never waits on a FIFO
                 if not isinstance(old, dict):
                     raise ValueError(f"holds a JSON {type(old).__name__}, not an object")
                 with registry.reading(path):  # a record never makes this import code

@@ -48,13 +48,14 @@ TINY = ["--num-examples", "3000", "--test-examples", "500", "--epochs", "6", "--
 SWEEP = ["--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "3000", "--seeds", "0",
          "--epochs", "3", "--warmup-epochs", "0", "--min-steps", "0", "--test-examples", "300",
          "--no-figures"]  # fmt: skip
-# What a failed case means: code ran, a reader hung, or something else went wrong (not data
-# lost); the other cases lose data when they fail.
-LABELS = {"planted_code": "CODE", "security": "CODE", "hangs": "HANG", "resources": "FAIL"}
+# What a failed case means: code ran, a secret was read, a reader hung, or something else
+# went wrong (not data lost); the other cases lose data when they fail.
+LABELS = {"planted_code": "CODE", "security": "CODE", "leaks": "LEAK", "hangs": "HANG",
+          "resources": "FAIL"}  # fmt: skip
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 CASES = ("kills", "sweep_kills", "truncated", "overwritten", "full_disk", "planted_links",
-         "nested", "planted_code", "results_tools", "security", "hangs",
-         "resources")  # fmt: skip
+         "nested", "planted_code", "results_tools", "security", "leaks",
+         "hangs", "resources")  # fmt: skip
 
 
 def _recipe(name, *args, env=None, timeout=900, no_space=False):
@@ -422,12 +423,16 @@ def case_resources(root):
     study = root / "deep_study"
     shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
     _deep_json(study / "sweep.json")
-    docs = root / "deep_docs"
+    results = root / "deep_results"  # a results folder of export_results.py: token/ a study
+    shutil.copytree(study, results / "token")
+    docs = root / "deep_docs"  # a results README whose value marker reads a deep file
     shutil.copytree(REPO / "docs" / "results" / "holdout_paper", docs / "holdout_paper")
-    (docs / "README.md").write_text("x\n")
-    _deep_json(docs / "holdout_paper" / "sweep.json")
+    _deep_json(docs / "holdout_paper" / "holdout_analysis.json")
+    (docs / "README.md").write_text(
+        '<!-- = summary("holdout_paper", "holdout_analysis.json") -->x<!-- /= -->\n'
+    )
     for call in (("make_figures.py", study), ("import_results.py", study, root / "deep_target"),
-                 ("export_results.py", study.parent, root / "deep_export"),
+                 ("export_results.py", results, root / "deep_export"),
                  ("results_tables.py", docs, "--check")):  # fmt: skip
         tried += 1
         if not _one_line(_tool(*call)):
@@ -477,6 +482,46 @@ def case_resources(root):
         not bad,
         f"{tried} resource cases: " + ("; ".join(bad) or "each bounded, one line"),
         tried,
+    )
+
+
+def case_leaks(root):
+    """Returns (no secret copied, what, tried): a file outside the results a value marker, a
+    linked study file or a linked results file would bring in (``results_tables.py
+    --write``, ``export_results.py``, ``make_figures.py``)."""
+    secret = "TOPSECRET-47"
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "secret.json").write_text(json.dumps({"secret": secret}))
+    docs = root / "leak_docs"
+    shutil.copytree(REPO / "docs" / "results", docs)
+    readme = docs / "README.md"
+    marker = '<!-- = summary("../../elsewhere", "secret.json") -->x<!-- /= -->'
+    readme.write_text(readme.read_text() + f"\n{marker}\n")
+    leaked = []
+    done = _tool("results_tables.py", docs, "--write")
+    if secret in readme.read_text() or not _one_line(done):
+        leaked.append("a value marker")
+    results = root / "leak_results"
+    shutil.copytree(REPO / "docs" / "results" / "holdout", results / "token")
+    (results / "token" / "config_holdout.json").unlink(missing_ok=True)
+    (results / "token" / "config_holdout.json").symlink_to(root / "elsewhere" / "secret.json")
+    export = root / "leak_export"
+    shutil.copytree(REPO / "docs" / "results" / "holdout", export / "holdout")
+    _tool("export_results.py", results, export)
+    if any(secret in p.read_text(errors="replace") for p in export.rglob("*")
+           if p.is_file() and not p.is_symlink()):  # fmt: skip
+        leaked.append("a linked study file")
+    study = root / "leak_study"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
+    (study / "results.jsonl").unlink()
+    (study / "results.jsonl").symlink_to(root / "elsewhere" / "secret.json")
+    if not _one_line(_tool("make_figures.py", study)):
+        leaked.append("a linked results file")
+    return (
+        not leaked,
+        "3 planted paths to a secret outside the results: "
+        + (f"read through {', '.join(leaked)}" if leaked else "none read"),
+        3,
     )
 
 
@@ -552,6 +597,7 @@ def main(argv=None):
             "planted_code": lambda: case_planted_code(root, reference),
             "results_tools": lambda: case_results_tools(root),
             "security": lambda: case_security(root, reference),
+            "leaks": lambda: case_leaks(root),
             "hangs": lambda: case_hangs(root, reference),
             "resources": lambda: case_resources(root),
         }
@@ -567,7 +613,8 @@ def main(argv=None):
         shutil.rmtree(root, ignore_errors=True)
     failed = [LABELS.get(name, "LOST") for name, ok, _ in results if not ok]
     print(f"{sum(r[2] for r in results)} cases tried ({len(results)} groups): code run "
-          f"{failed.count('CODE')}, hangs {failed.count('HANG')}, data lost "
+          f"{failed.count('CODE')}, secrets read {failed.count('LEAK')}, hangs "
+          f"{failed.count('HANG')}, data lost "
           f"{failed.count('LOST')}, other failures {failed.count('FAIL')}")  # fmt: skip
     return 1 if failed else 0
 
