@@ -25,8 +25,20 @@ Every case runs in a temporary folder, on loopback only, with tiny runs of the r
   exit 2, nothing written), and two holdout studies imported into one folder and exported
   again keep every committed file and row.
 
-Prints one line per case and ``N cases tried, M with data lost, K ran planted code``; exits 1
-if any lost data or ran code. ``--only planted_code results_tools`` runs those (~1 min).
+- security: a package whose ``__init__`` plants code, named by a record and by ``--model
+  ... --help``; a planted ``.pyc`` beside the recorded builder under ``--trust-code``; the
+  builder swapped every 50 ms while ``--trust-code`` reads it; a module reference (``this``)
+  under ``--trust-code``: none may run;
+- leaks: a value marker, a linked study file and a linked results file reaching a secret
+  outside the results folder: none may be read;
+- hangs: a FIFO at the file each of seven readers reads: none may wait (120 s each);
+- resources: JSON nested 100,000 deep to the four study readers, a sparse 2 GB predictions
+  file (refused from its header), five export targets that cannot be folders, a killed
+  export's leftover: one line each, bounded.
+
+Prints one line per case group and ``N cases tried: code run, secrets read, hangs, data
+lost``; exits 1 if any group failed. ``--only security leaks hangs resources`` runs the hostile
+inputs (~2 min); ``--only planted_code results_tools`` those (~1 min).
 """
 
 import argparse

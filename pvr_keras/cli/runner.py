@@ -12,6 +12,7 @@ from pvr_keras import kinds
 from pvr_keras.cli.checks import check_finite, check_task, check_tensorboard, flag
 from pvr_keras.cli.flags import dataclass_fields, defaults_of, parse_flags, run_fields
 from pvr_keras.cli.folders import (
+    check_config,
     check_out_folder,
     format_out,
     make_out_folder,
@@ -283,6 +284,8 @@ class Recipe:
             )
         out = self.out_folder(run, own, parsed.axes)
         check_out_folder(out, sweep=bool(parsed.axes), own=self.subruns)
+        if not parsed.axes:  # another run's folder (or a config that is no file): before any work
+            check_config(out, run, own)
         for one in parsed.runs()[:1] if parsed.axes else [run]:
             say_epochs(one)
         if run.system.population > 1 and not parsed.axes:
