@@ -201,8 +201,9 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     task.check_holdout(holdout)
 
 
-def _key(seed, split):
-    # IID and holdout share the key: same pointers and offsets, only the value pools differ.
+def stream_key(seed, split):
+    """The key of a split's stream (``make_examples``'s ``key``). IID and holdout share it:
+    the same pointers and offsets, only the value pools differ."""
     return random.stream_key(seed, split)
 
 
@@ -235,7 +236,7 @@ def block_dataset(request=None, num_examples=None, /, *, dtype="float32", **fiel
     _validate(task, num_examples, split, seed, holdout, r.batch_size)
     check_schedule(r.epochs, r.first_epoch)
     check_dtype(dtype)
-    key = _key(seed, split)
+    key = stream_key(seed, split)
     examples = make_examples(task, key, split, holdout, r.data_dir, dtype)
     return batched_dataset(
         examples,
@@ -272,7 +273,7 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
     _validate(task, num_examples, split, seed, holdout, 1)
     pixels = int(np.prod(task.image_shape))
     check_memory(check_size(num_examples), 8 * pixels + 48 * task.num_cells, "block_arrays")
-    key = _key(seed, split)
+    key = stream_key(seed, split)
     examples = make_examples(task, key, split, holdout, data_dir)
     return collect_arrays(
         examples, num_examples, key, ("x", "y", "cell_labels", "offsets", "image_index")
