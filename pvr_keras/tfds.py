@@ -32,8 +32,9 @@ import numpy as np
 import tensorflow_datasets as tfds
 
 from pvr_keras.benchmarks import catalog, hashes
-from pvr_keras.benchmarks.sources import Source, task_of
+from pvr_keras.benchmarks.sources import Source
 from pvr_keras.errors import DamagedFile
+from pvr_keras.references import resolve
 
 CHUNK = 8192
 
@@ -53,36 +54,12 @@ class PvrConfig(tfds.core.BuilderConfig):
 
 
 def _features(config):
-    task = task_of(config.name)
-    family = config.family
-    if family == "token":
-        return tfds.features.FeaturesDict({
-            "tokens": tfds.features.Tensor(shape=(task.seq_len,), dtype=np.int32),
-            "label": tfds.features.ClassLabel(num_classes=task.num_values),
-            "pointer": np.int32,
-            "window_positions": tfds.features.Tensor(shape=(task.window,), dtype=np.int32),
-            "held_out": np.bool_,
-        })  # fmt: skip
-    if family == "boolean":
-        return tfds.features.FeaturesDict({
-            "bits": tfds.features.Tensor(shape=(task.num_bits,), dtype=np.int8),
-            "label": np.float32,
-            "pointer": np.int32,
-            "frozen": np.int64,
-        })  # fmt: skip
-    if family == "block":
-        cells = task.grid * task.grid
-        return tfds.features.FeaturesDict({
-            "image": tfds.features.Image(shape=task.image_shape),
-            "label": tfds.features.ClassLabel(num_classes=10),
-            "cell_labels": tfds.features.Tensor(shape=(cells,), dtype=np.int64),
-            "held_out": np.bool_,
-        })  # fmt: skip
-    return tfds.features.FeaturesDict({
-        "images": tfds.features.Tensor(shape=(task.seq_len, 28, 28, 1), dtype=np.uint8),
-        "tokens": tfds.features.Tensor(shape=(task.seq_len,), dtype=np.int32),
-        "label": tfds.features.ClassLabel(num_classes=task.num_values),
-    })  # fmt: skip
+    """The TFDS features of a config's rows (its kind's ``BenchmarkHooks.features``)."""
+    hooks = config.hooks
+    if hooks.features is None:
+        raise ValueError(f"{config.name}: the {config.kind} kind has no TFDS features "
+                         "(BenchmarkHooks.features)")  # fmt: skip
+    return resolve(hooks.features)(config.build_task())
 
 
 class Pvr(tfds.core.GeneratorBasedBuilder):
@@ -91,16 +68,14 @@ class Pvr(tfds.core.GeneratorBasedBuilder):
 
     VERSION = tfds.core.Version(catalog.VERSION)
     RELEASE_NOTES = catalog.RELEASE_NOTES
-    BUILDER_CONFIGS = [PvrConfig(benchmark=name, size=size) for name in catalog.CONFIGS
+    BUILDER_CONFIGS = [PvrConfig(benchmark=name, size=size) for name in catalog.names()
                        for size in ("standard", "small")]  # fmt: skip
 
     def _info(self):
         config = catalog.get(self.builder_config.benchmark)
-        supervised = {"token": ("tokens", "label"), "boolean": ("bits", "label"),
-                      "block": ("image", "label"), "sequence": ("images", "label")}  # fmt: skip
         return self.dataset_info_from_configs(
             features=_features(config),
-            supervised_keys=supervised[config.family],
+            supervised_keys=config.hooks.supervised,
             disable_shuffling=True,  # index order: example i is source[i]
             homepage="https://arxiv.org/abs/2107.12580",
             citation="@article{zhang2021pointer, title={Pointer Value Retrieval: A new "
@@ -114,8 +89,8 @@ class Pvr(tfds.core.GeneratorBasedBuilder):
         not hold the manifest's examples is removed (``DamagedFile`` naming the split)."""
         built = not self.is_prepared()
         super().download_and_prepare(*args, **kwargs)
-        family = catalog.get(self.builder_config.benchmark).family
-        if built and family in hashes.HASHED:
+        hashed = catalog.get(self.builder_config.benchmark).hooks.hashed is not None
+        if built and hashed:
             try:
                 verify(self)
             except DamagedFile as error:
@@ -129,13 +104,12 @@ class Pvr(tfds.core.GeneratorBasedBuilder):
     def _images_dir(self):
         """Where an image config's MNIST / CIFAR-10 are: this builder's data dir when they
         are prepared there, else the library's default (``TFDS_DATA_DIR``, ...)."""
-        family = catalog.get(self.builder_config.benchmark).family
-        if family not in ("block", "sequence"):
+        config = catalog.get(self.builder_config.benchmark)
+        if config.hooks.images is None:
             return None
         from pvr_keras.data import images
 
-        task = task_of(self.builder_config.benchmark)
-        names = {"mnist", getattr(task, "values", "mnist")}
+        names = resolve(config.hooks.images)(config.build_task())
         try:
             for name in names:
                 images.check_prepared(name, str(self.data_dir_root))
@@ -195,15 +169,11 @@ def verify(builder, data_dir=None):
     if not isinstance(builder, Pvr):
         raise ValueError(f"verify checks a pvr builder; received {builder!r:.80}")
     config = builder.builder_config
-    family = catalog.get(config.benchmark).family
-    if family not in hashes.HASHED:
-        raise ValueError(f"{config.benchmark}: image configs have no manifest entry (their "
-                         "pixels come from the local MNIST / CIFAR-10 copy)")  # fmt: skip
+    fields, _ = hashes.hashed(catalog.get(config.benchmark))
     if not builder.is_prepared():
         raise FileNotFoundError(f"pvr/{config.name} {builder.version} is not prepared in "
                                 f"{builder.data_dir}")  # fmt: skip
     where = f"pvr/{config.name} {builder.version} in {builder.data_dir}"
-    fields = hashes.FIELDS[family]
     return {split: hashes.check_rows(config.benchmark, split, config.size,
                                      _rows(builder, split, fields), where)
             for split in catalog.SPLITS}  # fmt: skip

@@ -11,6 +11,10 @@ access sources, text prompts for language models, a scorer and a manifest of spl
 Token and Boolean configs import neither TensorFlow nor JAX here. ``import pvr_keras.tfds``
 registers the same configs as the TFDS dataset ``pvr`` (``tfds.load("pvr/token_w3")``);
 ``tools/export_dataset.py`` writes Parquet, TFRecord or text files with a dataset card.
+
+A config names its task kind, and the kind's ``BenchmarkHooks`` (``TaskKind.benchmark``) say
+what differs between kinds (sizes, rows, TFDS features, hashing, text, scoring): a kind of
+yours with hooks becomes a family of configs with ``register_config(Config(...))``.
 """
 
 from pvr_keras.benchmarks.catalog import (
@@ -22,6 +26,7 @@ from pvr_keras.benchmarks.catalog import (
     Config,
     get,
     names,
+    register_config,
 )
 from pvr_keras.benchmarks.hashes import canonical_bytes, manifest, split_hash
 from pvr_keras.benchmarks.scoring import score
@@ -41,6 +46,7 @@ __all__ = [
     "get",
     "manifest",
     "names",
+    "register_config",
     "score",
     "score_answer",
     "source",

@@ -21,10 +21,19 @@ does not depend on the size). Each token and Boolean split has the SHA-256 of it
 bytes in ``manifest.json`` (``tools/benchmark_manifest.py`` writes it; a test regenerates
 every split on each backend and checks it); a rule that changes those bytes must bump the
 config's version.
+
+A config names its task kind (``Config.kind``; ``family`` is the same name). Everything that
+differs between kinds (split sizes, rows, TFDS features, hashing, text, scoring) is the kind's
+``BenchmarkHooks`` (``TaskKind.benchmark``): a kind with hooks is a family of configs, and a
+module of yours adds its configs with ``register_config``.
 """
 
+import collections.abc
 import dataclasses
 import difflib
+import re
+
+from pvr_keras.references import resolve
 
 VERSION = "1.0.0"
 RELEASE_NOTES = {
@@ -35,18 +44,65 @@ RELEASE_NOTES = {
     "every bit of f3 frozen (Abbe et al. 2022).",
 }
 SPLITS = ("train", "validation", "test")
-FAMILIES = ("token", "boolean", "block", "sequence")
-SIZES = {
-    "token": {"standard": dict(train=300_000, validation=10_000, test=10_000),
-              "small": dict(train=20_000, validation=2_000, test=2_000)},
-    "block": {"standard": dict(train=60_000, validation=5_000, test=10_000),
-              "small": dict(train=10_000, validation=2_000, test=2_000)},
-    "sequence": {"standard": dict(train=60_000, validation=5_000, test=10_000),
-                 "small": dict(train=10_000, validation=2_000, test=2_000)},
-    # Boolean: their code's 1,900 training examples at d = 11; the test split is the cube.
-    "boolean": {"standard": dict(train=1_900, validation=1_000, test=None),
-                "small": dict(train=1_900, validation=1_000, test=None)},
-}  # fmt: skip
+NAME = re.compile(r"[a-z0-9_]+/[a-z0-9][a-z0-9_-]*")
+
+
+def _kinds():
+    """The registry of kinds (``kinds.spec``), once ``pvr_keras.kinds`` is imported (the
+    built-in kinds register then, and a kind's module may register its configs)."""
+    import pvr_keras.kinds  # noqa: F401
+    from pvr_keras.kinds import spec
+
+    return spec
+
+
+def hooks(kind):
+    """The ``BenchmarkHooks`` of a task kind (a name or a ``"module:attribute"`` reference).
+
+    Raises:
+        ValueError: an unknown kind, or one without benchmark hooks.
+    """
+    spec = _kinds().kind(kind)
+    if spec.benchmark is None:
+        raise ValueError(f"the {spec.name} kind has no benchmark configs (its TaskKind has no "
+                         "benchmark hooks)")  # fmt: skip
+    return spec.benchmark
+
+
+def families():
+    """The kinds with benchmark hooks (registration order), and any other kind a config
+    names."""
+    kinds = _kinds()
+    named = [k for k in kinds.kind_names() if kinds.kind(k).benchmark is not None]
+    return tuple(dict.fromkeys(named + [c.kind for c in CONFIGS.values()]))
+
+
+class _Sizes(collections.abc.Mapping):
+    """``{kind: {preset: {split: examples}}}``: each family's ``BenchmarkHooks.sizes``, read
+    when asked (a kind registered later is in it too). A size of None: ``Config.sizes``."""
+
+    def __getitem__(self, kind):
+        if kind not in families():
+            raise KeyError(kind)
+        return hooks(kind).sizes
+
+    def __iter__(self):
+        return iter(families())
+
+    def __len__(self):
+        return len(families())
+
+    def __repr__(self):
+        return repr(dict(self))
+
+
+SIZES = _Sizes()
+
+
+def __getattr__(name):
+    if name == "FAMILIES":  # the name before families()
+        return families()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,10 +110,12 @@ class Config:
     """One benchmark config.
 
     Attributes:
-        name: ``family/short-name`` (``token/w3``).
-        family: ``token``, ``boolean``, ``block`` or ``sequence``.
-        task: the task's fields (``TokenTask``, ``BooleanTask`` or ``BlockTask`` keyword
-            arguments; a sequence config's task is the ``TokenTask`` its digits follow).
+        name: ``kind/short-name`` (``token/w3``).
+        kind: the task kind (``token``, ``boolean``, ``block``, ``sequence`` or one
+            registered with benchmark hooks); ``family`` is the same name.
+        task: the task's fields (``TaskKind.task`` keyword arguments: ``TokenTask``,
+            ``BooleanTask`` or ``BlockTask``; a sequence config's task is the ``TokenTask``
+            its digits follow).
         holdout: token holdout-k; the Boolean frozen-bit mask; ``1`` for Figure 6's block
             holdout; 0 for none.
         seed: the seed of the train and test streams (validation: ``seed + 1``).
@@ -66,7 +124,7 @@ class Config:
     """
 
     name: str
-    family: str
+    kind: str
     task: dict
     holdout: int = 0
     seed: int = 0
@@ -74,27 +132,44 @@ class Config:
     version: str = VERSION
 
     @property
+    def family(self):
+        """The config's kind (``kind``): its family of configs."""
+        return self.kind
+
+    @property
+    def hooks(self):
+        """The ``BenchmarkHooks`` of the config's kind."""
+        return hooks(self.kind)
+
+    def build_task(self):
+        """The task object: ``TaskKind.task(**task)`` of the config's kind."""
+        return _kinds().kind(self.kind).task(**self.task)
+
+    @property
     def tfds_name(self):
         """The TFDS config name: ``token/w3-median`` -> ``token_w3_median``."""
         return self.name.replace("/", "_").replace("-", "_")
 
     def sizes(self, size="standard"):
-        """``{split: number of examples}`` of a size preset (the cube's 2**d for Boolean
-        test)."""
-        if size not in SIZES[self.family]:
-            raise ValueError(f"size must be one of {', '.join(SIZES[self.family])}; "
+        """``{split: number of examples}`` of a size preset (a size of None in the kind's
+        presets is its ``whole(task)``: the cube's 2**d for Boolean test)."""
+        hooks = self.hooks
+        if size not in hooks.sizes:
+            raise ValueError(f"size must be one of {', '.join(hooks.sizes)}; "
                              f"received {size!r}")  # fmt: skip
-        sizes = dict(SIZES[self.family][size])
-        if self.family == "boolean":
-            sizes["test"] = 2**self.num_bits
+        sizes = dict(hooks.sizes[size])
+        for split, n in sizes.items():
+            if n is None:
+                sizes[split] = int(resolve(hooks.whole)(self.build_task()))
         return sizes
 
     @property
     def num_bits(self):
-        if self.family != "boolean":
-            raise AttributeError("num_bits: only Boolean configs have bits")
-        pointer = self.task.get("pointer_bits", 3)
-        return pointer + (self.task.get("value_bits") or 2**pointer)
+        """The number of bits of the config's task (Boolean configs)."""
+        task = self.build_task()
+        if not hasattr(task, "num_bits"):
+            raise AttributeError(f"num_bits: the task of {self.name} has no bits")
+        return task.num_bits
 
     def stream(self, split):
         """``(seed, stream)`` of one split: the generators' seed and split names."""
@@ -163,10 +238,33 @@ def check_split(split):
 
 
 def names(family=None):
-    """The config names (of one family)."""
-    if family is not None and family not in FAMILIES:
-        raise ValueError(f"family must be one of {', '.join(FAMILIES)}; received {family!r}")
-    return [n for n, c in CONFIGS.items() if family is None or c.family == family]
+    """The config names (of one family: a kind's)."""
+    _kinds()
+    if family is not None and family not in families():
+        raise ValueError(f"family must be one of {', '.join(families())}; received {family!r}")
+    return [n for n, c in CONFIGS.items() if family is None or c.kind == family]
+
+
+def register_config(config):
+    """Adds ``config`` to the catalog (``names``, ``get``, ``source``, ...); returns it. A
+    kind's module registers its configs with it when it is imported; the TFDS builder
+    ``pvr`` holds the configs registered before ``pvr_keras.tfds`` is imported.
+
+    Raises:
+        ValueError: not a ``Config``, a name not of the form ``kind/short-name``, a name
+            another config has, or a kind without benchmark hooks.
+    """
+    if not isinstance(config, Config):
+        raise ValueError(f"register_config takes a Config; received {type(config).__name__}")
+    if not isinstance(config.name, str) or not NAME.fullmatch(config.name):
+        raise ValueError(f"a config name is kind/short-name (lower-case letters, digits, _ "
+                         f"and -); received {config.name!r}")  # fmt: skip
+    hooks(config.kind)
+    known = CONFIGS.get(config.name)
+    if known is not None and known != config:
+        raise ValueError(f"benchmark config {config.name!r} is registered already")
+    CONFIGS[config.name] = config
+    return config
 
 
 def get(name):
@@ -177,6 +275,7 @@ def get(name):
     """
     if not isinstance(name, str):
         raise ValueError(f"a config name must be a string; received {name!r}")
+    _kinds()
     base, _, version = name.partition(":")
     if base not in CONFIGS:
         close = difflib.get_close_matches(base, list(CONFIGS), n=3, cutoff=0.5)

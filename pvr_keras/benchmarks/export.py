@@ -221,8 +221,10 @@ def export(name, out, *, fmt="parquet", size="standard", data_dir=None, log=prin
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; received {fmt!r}")
     config = catalog.get(name)
-    if fmt == "text" and config.family not in ("token", "boolean"):
-        raise ValueError(f"{config.name}: the text format is for token and Boolean configs")
+    if fmt == "text":
+        from pvr_keras.benchmarks.text import check_text
+
+        check_text(config)  # a kind with a text form
     sizes = config.sizes(size)  # checks the size
     out = check_target(out)
     if fmt == "parquet":

@@ -5,8 +5,9 @@ per config, version and size, committed beside the catalog (``manifest.json``) a
 Canonical bytes of a split: its inputs, then its labels, each as a C-order little-endian
 array of the source's dtype (token ``tokens`` int32 (N, seq_len) and ``label`` int32 (N,);
 Boolean ``bits`` int8 (N, d) and ``label`` float32 (N,)), hashed in chunks of examples in
-index order (the bytes do not depend on the chunking). Image configs have no manifest entry:
-their pixels come from the user's MNIST / CIFAR-10 copy.
+index order (the bytes do not depend on the chunking). Each kind names its inputs and labels
+(``BenchmarkHooks.supervised``) and their canonical dtypes (``BenchmarkHooks.hashed``). Image
+configs have no manifest entry: their pixels come from the user's MNIST / CIFAR-10 copy.
 """
 
 import hashlib
@@ -19,10 +20,21 @@ from pvr_keras.benchmarks import catalog
 from pvr_keras.errors import DamagedFile
 
 PATH = pathlib.Path(__file__).with_name("manifest.json")
-HASHED = ("token", "boolean")
 CHUNK = 65_536
-FIELDS = {"token": ("tokens", "label"), "boolean": ("bits", "label")}
-DTYPES = {"token": (np.int32, np.int32), "boolean": (np.int8, np.float32)}
+
+
+def hashed(config):
+    """The (inputs, labels) row keys and their canonical dtypes of a config's splits.
+
+    Raises:
+        ValueError: its kind's splits are not hashed (image configs).
+    """
+    hooks = config.hooks
+    if hooks.hashed is None:
+        raise ValueError(f"{config.name}: {config.kind} configs have no manifest entry (no "
+                         "split hash: image configs' pixels come from the local MNIST / "
+                         "CIFAR-10 copy)")  # fmt: skip
+    return hooks.supervised, tuple(np.dtype(d) for d in hooks.hashed)
 
 
 def _little_endian(array):
@@ -30,18 +42,18 @@ def _little_endian(array):
     return array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
 
 
-def canonical_bytes(family, rows):
-    """(inputs bytes, labels bytes) of a batch of a source's rows."""
-    inputs, labels = FIELDS[family]
+def canonical_bytes(kind, rows):
+    """(inputs bytes, labels bytes) of a batch of a source's rows (of a config of ``kind``)."""
+    inputs, labels = catalog.hooks(kind).supervised
     return _little_endian(rows[inputs]), _little_endian(rows[labels])
 
 
-def hash_rows(family, chunks):
+def hash_rows(kind, chunks):
     """SHA-256 (hex) of the canonical bytes of ``chunks``, an iterable of row dicts in index
     order (inputs of every chunk first, then labels)."""
     inputs, labels = hashlib.sha256(), hashlib.sha256()
     for rows in chunks:
-        x, y = canonical_bytes(family, rows)
+        x, y = canonical_bytes(kind, rows)
         inputs.update(x)
         labels.update(y)
     return hashlib.sha256(b"pvr-split-v1" + inputs.digest() + labels.digest()).hexdigest()
@@ -51,26 +63,25 @@ def split_hash(name, split, size="standard"):
     """The SHA-256 of a split, computed now from the NumPy source."""
     from pvr_keras.benchmarks.sources import Source
 
+    config = catalog.get(name)
+    hashed(config)
     src = Source(name, split, size=size)
-    family = src.config.family
-    if family not in HASHED:
-        raise ValueError(f"{name}: image configs have no split hash (their pixels come from "
-                         "the local MNIST / CIFAR-10 copy)")  # fmt: skip
     n = len(src)
     chunks = (src.rows(np.arange(i, min(i + CHUNK, n), dtype=np.int64))
               for i in range(0, n, CHUNK))  # fmt: skip
-    return hash_rows(family, chunks)
+    return hash_rows(config.kind, chunks)
 
 
 def compute():
     """The manifest of the catalog as it is: {name: {version, sizes: {size: {split: {examples,
-    sha256}}}}} for every token and Boolean config."""
+    sha256}}}}} for every config whose kind hashes its splits (token, Boolean)."""
     out = {}
-    for name, config in catalog.CONFIGS.items():
-        if config.family not in HASHED:
+    for name in catalog.names():
+        config = catalog.get(name)
+        if config.hooks.hashed is None:
             continue
         sizes = {}
-        for size in catalog.SIZES[config.family]:
+        for size in config.hooks.sizes:
             sizes[size] = {
                 split: {"examples": n, "sha256": split_hash(name, split, size)}
                 for split, n in config.sizes(size).items()
@@ -104,8 +115,8 @@ def check_rows(name, split, size, chunks, where):
 
     Args:
         name, split, size: the split the rows should be.
-        chunks: row dicts in index order, holding at least the inputs and labels (``FIELDS``)
-            in any dtype whose values the canonical dtype (``DTYPES``) holds exactly.
+        chunks: row dicts in index order, holding at least the inputs and labels (``hashed``)
+            in any dtype whose values the canonical dtype holds exactly.
         where: what the rows were read from, for the message.
 
     Returns:
@@ -117,25 +128,25 @@ def check_rows(name, split, size, chunks, where):
         ValueError: an image config (no manifest entry), or a manifest of another version.
     """
     config = catalog.get(name)
+    fields, dtypes = hashed(config)
     want = recorded(config.name, split, size)
     if want is None:
-        raise ValueError(f"{config.name}: image configs have no manifest entry")
+        raise ValueError(f"{config.name}: no manifest entry (run tools/benchmark_manifest.py)")
     examples = manifest()[config.name]["sizes"][size][split]["examples"]
-    fields = FIELDS[config.family]
     counted, exact = 0, True
 
     def canonical():
         nonlocal counted, exact
         for rows in chunks:
             out = {}
-            for key, dtype in zip(fields, DTYPES[config.family], strict=True):
+            for key, dtype in zip(fields, dtypes, strict=True):
                 value = np.asarray(rows[key])
                 out[key] = value.astype(dtype)
                 exact = exact and np.array_equal(out[key], value)  # 2**32 + 3 is not 3
             counted += len(out[fields[1]])
             yield out
 
-    got = hash_rows(config.family, canonical())
+    got = hash_rows(config.kind, canonical())
     if counted != examples or got != want or not exact:
         raise DamagedFile(f"{where}: the {split} split does not match the manifest "
                           f"(pvr_keras/benchmarks/manifest.json): {counted:,} examples of "

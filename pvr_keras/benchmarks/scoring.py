@@ -4,13 +4,16 @@
 class ids (N,) or scores / logits (N, classes) for token, block and sequence configs; real
 values (N,) for Boolean configs. The report names the config, its version, the split, its
 size and the split's SHA-256 (from the committed manifest; token and Boolean), so a number is
-tied to the examples it was measured on.
+tied to the examples it was measured on. A kind scores its own way with ``BenchmarkHooks.score``
+(the Boolean kind: the mean squared error); the others are classification, with accuracy per
+value of the kind's ``slices`` (the token kind: per pointer).
 """
 
 import numpy as np
 
 from pvr_keras.benchmarks.sources import Source
 from pvr_keras.checks import check_real_dtype
+from pvr_keras.references import resolve
 
 
 def _classes(predictions, n, num_classes):
@@ -47,11 +50,13 @@ def score(name, predictions, split="test", *, size="standard", data_dir=None):
     Returns:
         A dict: ``config``, ``version``, ``split``, ``size``, ``examples``, ``sha256`` (the
         committed hash of the split; None for image configs), and the metrics: ``accuracy``
-        with ``per_pointer`` (accuracy per pointer value, i.e. per window position) and, for
-        holdout configs, ``held_out`` / ``rest`` (examples whose window is a held-out tuple,
-        and the others); Boolean: ``mse``, ``half_mse`` (on the cube for the test split: the
-        generalisation error of Abbe et al. 2022), ``sign_accuracy`` and, for a frozen bit,
-        ``frozen_bit`` with its Boolean ``influence`` (the prediction of ``half_mse``).
+        with ``per_pointer`` (token: accuracy per pointer value, i.e. per window position)
+        and, for holdout configs, ``held_out`` / ``rest`` (examples whose window is a
+        held-out tuple, and the others); or the metrics of the kind's
+        ``BenchmarkHooks.score``: Boolean ``mse``, ``half_mse`` (on the cube for the test
+        split: the generalisation error of Abbe et al. 2022), ``sign_accuracy`` and, for a
+        frozen bit, ``frozen_bit`` with its Boolean ``influence`` (the prediction of
+        ``half_mse``).
 
     Raises:
         ValueError: an unknown config or split, predictions of the wrong length, shape,
@@ -65,40 +70,30 @@ def score(name, predictions, split="test", *, size="standard", data_dir=None):
     config = src.config
     n = len(src)
     rows = src.rows(np.arange(n, dtype=np.int64))
+    hooks = config.hooks
     report = {"config": config.name, "version": config.version, "split": split, "size": size,
               "examples": n,
-              "sha256": recorded(config.name, split, size) if config.family in ("token", "boolean")
-              else None}  # fmt: skip
-    if config.family == "boolean":
-        p = np.asarray(predictions)
-        if p.ndim == 2 and p.shape[1] == 1:
-            p = p[:, 0]
-        if p.shape != (n,):
-            raise ValueError(f"Boolean predictions must be real values of shape ({n},); "
-                             f"received shape {p.shape}")  # fmt: skip
-        if not np.issubdtype(p.dtype, np.number) or not np.isfinite(p).all():
-            raise ValueError("Boolean predictions must be finite numbers")
-        error = (p.astype(np.float64) - rows["label"]) ** 2
-        report.update(mse=float(error.mean()), half_mse=float(error.mean() / 2),
-                      sign_accuracy=float((np.sign(p) == np.sign(rows["label"])).mean()),
-                      )  # fmt: skip
-        frozen = config.holdout
-        if frozen and frozen & (frozen - 1) == 0:  # one frozen bit
-            from pvr_keras.analysis.boolean import boolean_influence, target_values
-
-            bit = frozen.bit_length() - 1
-            influence = boolean_influence(target_values(src.task))[bit]
-            report.update(frozen_bit=bit, influence=float(influence))
+              "sha256": recorded(config.name, split, size) if hooks.hashed else None}  # fmt: skip
+    if hooks.score is not None:
+        report.update(resolve(hooks.score)(src, rows, predictions))
         return report
-    num_classes = 10
-    classes = _classes(predictions, n, num_classes)
+    report.update(classification(src, rows, predictions, hooks.slices))
+    return report
+
+
+def classification(source, rows, predictions, slices=()):
+    """``accuracy`` of class-id predictions (or scores, their argmax) on ``rows``,
+    ``per_<key>`` (accuracy per value of ``rows[key]``) for each key of ``slices``, and
+    ``held_out`` / ``rest`` for a holdout config whose rows hold ``held_out``."""
+    n = len(rows["label"])
+    classes = _classes(predictions, n, source.task.num_classes)
     correct = classes == rows["label"]
-    report["accuracy"] = _accuracy(correct)
-    if "pointer" in rows:
-        pointers = rows["pointer"]
-        report["per_pointer"] = {int(v): _accuracy(correct, pointers == v)
-                                 for v in np.unique(pointers)}  # fmt: skip
-    if "held_out" in rows and config.holdout:
+    report = {"accuracy": _accuracy(correct)}
+    for key in slices:
+        values = rows[key]
+        report[f"per_{key}"] = {int(v): _accuracy(correct, values == v)
+                                for v in np.unique(values)}  # fmt: skip
+    if "held_out" in rows and source.config.holdout:
         report["held_out"] = _accuracy(correct, rows["held_out"])
         report["rest"] = _accuracy(correct, ~rows["held_out"])
     return report

@@ -1,11 +1,12 @@
 """Map-style sources of the benchmark configs' splits: ``len``, and item i (or a slice, or an
 index array) as a pure function of (config, split, i), for any framework's loader.
 
-Token and Boolean sources compute their rows in NumPy (``pvr_keras.data.numpy_examples``) and
-import neither TensorFlow nor JAX, so a PyTorch ``DataLoader`` with several workers can hold
-one: each worker computes the rows of the indices its sampler hands it, and nothing is
-duplicated or shared. Block and sequence sources compose MNIST / CIFAR-10 images through the
-tf.data composer (TensorFlow, and the TFDS data dir of ``pvr_keras.data.load_images``).
+A config's kind makes its rows (``BenchmarkHooks.rows``). Token and Boolean sources compute
+them in NumPy (``pvr_keras.data.numpy_examples``) and import neither TensorFlow nor JAX, so a
+PyTorch ``DataLoader`` with several workers can hold one: each worker computes the rows of the
+indices its sampler hands it, and nothing is duplicated or shared. Block and sequence sources
+compose MNIST / CIFAR-10 images through the tf.data composer (TensorFlow, and the TFDS data
+dir of ``pvr_keras.data.load_images``).
 
     >>> from pvr_keras import benchmarks
     >>> test = benchmarks.source("token/w3", "test", size="small")
@@ -17,25 +18,13 @@ import numpy as np
 
 from pvr_keras.benchmarks import catalog
 from pvr_keras.checks import check_int
-
-
-def _task(config):
-    if config.family in ("token", "sequence"):
-        from pvr_keras.tasks import TokenTask
-
-        return TokenTask(**config.task)
-    if config.family == "boolean":
-        from pvr_keras.tasks import BooleanTask
-
-        return BooleanTask(**config.task)
-    from pvr_keras.tasks import BlockTask
-
-    return BlockTask(**config.task)
+from pvr_keras.references import resolve
 
 
 def task_of(name):
-    """The task object of a config (``TokenTask``, ``BooleanTask`` or ``BlockTask``)."""
-    return _task(catalog.get(name))
+    """The task object of a config (``TokenTask``, ``BooleanTask``, ``BlockTask``, or its
+    kind's task)."""
+    return catalog.get(name).build_task()
 
 
 def cube(num_bits, index):
@@ -54,7 +43,8 @@ class Source:
         data_dir: the TFDS data dir of the image configs (default as ``load_images``).
 
     Item i is a dict of NumPy values; a slice or an index array gives the same keys with a
-    leading batch axis. Features: token ``tokens`` int32 (seq_len,), ``label`` int32,
+    leading batch axis. The config's kind makes them (``BenchmarkHooks.rows``, which may keep
+    what it builds once in ``cache``). Features: token ``tokens`` int32 (seq_len,), ``label`` int32,
     ``pointer`` int32 (the value position the pointer names), ``window_positions`` int32
     (window,), ``held_out`` bool (the window is one of the config's held-out tuples);
     Boolean ``bits`` int8 (d,) of +1/-1, ``label`` float32, ``pointer`` int32 (the value bit
@@ -68,10 +58,11 @@ class Source:
         self.split = catalog.check_split(split)
         self.size = size
         self.num_examples = self.config.sizes(size)[split]
-        self.task = _task(self.config)
+        self.task = self.config.build_task()
         self.seed, self.stream = self.config.stream(split)
         self.data_dir = data_dir
-        self._images = None
+        self.cache = {}
+        self._rows = resolve(self.config.hooks.rows)
 
     def __len__(self):
         return self.num_examples
@@ -140,83 +131,7 @@ class Source:
 
     def rows(self, index):
         """The examples at ``index`` (1-D int64, in range) as a dict of batched arrays."""
-        family = self.config.family
-        if family == "token":
-            return self._token(index)
-        if family == "boolean":
-            return self._boolean(index)
-        return self._image(index)
-
-    def _token(self, index):
-        from pvr_keras.data.numpy_examples import token_examples
-
-        task, holdout = self.task, self.config.holdout
-        x, y = token_examples(task, index, seed=self.seed, split=self.stream, holdout=holdout)
-        pointer = x[:, 0] if task.pointer else np.zeros(len(x), np.int32)
-        positions = task.window_positions(pointer)
-        held = np.zeros(len(x), bool)
-        if holdout:
-            window = np.take_along_axis(x[:, 1:], positions, axis=1)
-            tuples = task.holdout_tuples(holdout)
-            held = (window[:, None, :] == tuples[None]).all(axis=2).any(axis=1)
-        return {"tokens": x, "label": y, "pointer": pointer.astype(np.int32),
-                "window_positions": positions.astype(np.int32), "held_out": held}  # fmt: skip
-
-    def _boolean(self, index):
-        from pvr_keras.data.numpy_examples import boolean_examples
-        from pvr_keras.tasks.boolean import split_frozen
-
-        task = self.task
-        if self.split == "test":
-            x = cube(task.num_bits, index)
-            y, frozen = task.label(x).astype(np.float32), 0
-        else:
-            x, y = boolean_examples(task, index, seed=self.seed, split=self.stream,
-                                    holdout=self.config.holdout)  # fmt: skip
-            frozen = split_frozen(task, self.config.holdout, self.stream)
-        return {"bits": x, "label": y, "pointer": task.pointer(x).astype(np.int32),
-                "frozen": np.full(len(x), frozen, np.int64)}  # fmt: skip
-
-    def _image(self, index):
-        import tensorflow as tf
-
-        if self._images is None:
-            self._images = self._make_images()
-        rows = self._images(tf.constant(index, tf.int64))
-        return {k: np.asarray(v) for k, v in rows.items()}
-
-    def _make_images(self):
-        if self.config.family == "block":
-            from pvr_keras.data import block
-
-            fn = block.make_examples(
-                self.task,
-                block._key(self.seed, self.stream),
-                self.stream,
-                bool(self.config.holdout),
-                self.data_dir,
-                dtype="uint8",
-            )
-
-            def rows(index):
-                out = fn(index)
-                # Under Figure 6's holdout the test stream holds only held-out examples and
-                # the train stream none (the cell pools exclude them).
-                held = bool(self.config.holdout) and self.stream == "test"
-                return {"image": out["x"], "label": out["y"], "cell_labels": out["cell_labels"],
-                        "held_out": np.full(len(index), held)}  # fmt: skip
-
-            return rows
-        from pvr_keras.data import sequence
-
-        fn, _ = sequence.make_examples(self.task, self.seed, self.stream, 0, self.data_dir)
-
-        def rows(index):
-            out = fn(index)
-            images = np.round(np.asarray(out["x"]) * 255).astype(np.uint8)
-            return {"images": images, "tokens": out["tokens"], "label": out["y"]}
-
-        return rows
+        return self._rows(self, index)
 
 
 def source(name, split, *, size="standard", data_dir=None):

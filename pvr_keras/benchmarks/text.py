@@ -12,60 +12,41 @@ import re
 
 import numpy as np
 
+from pvr_keras.benchmarks import catalog
 from pvr_keras.benchmarks.sources import Source
-
-_AGGREGATION = {
-    "mod_sum": "the sum of those digits modulo {num_values}",
-    "median": "the median of those digits (with an even count, the lower of the two middle "
-              "digits)",
-    "maj_vote": "the digit that occurs most often among them (ties go to the smallest digit)",
-    "min": "the smallest of those digits",
-    "max": "the largest of those digits",
-}  # fmt: skip
-_BOOLEAN = {
-    "parity": "the product of those bits",
-    "majority": "the sign of their sum (0 when the sum is 0)",
-    "min": "the smallest of those bits",
-    "max": "the largest of those bits",
-}
+from pvr_keras.references import resolve
 
 
 def rule(config, task):
-    """The task's rule in words, stated once at the top of every prompt."""
-    if config.family == "token":
-        n, w = task.num_positions, task.window
-        what = _AGGREGATION[task.aggregation].format(num_values=task.num_values)
-        span = "the digit" if w == 1 else f"{w} consecutive digits"
-        where = (
-            f"The first digit is a pointer p (0-{n - 1}); the other {n} digits are the "
-            f"values, at positions 0-{n - 1}. Look at {span} starting at value position p"
-            + (f" (wrapping around after position {n - 1})" if w > 1 else "")
-            + ". "
-        )
-        if not task.pointer:
-            where = (f"Ignore the first digit. Look at {span} starting at value position 0 of "
-                     f"the {n} values that follow it. ")  # fmt: skip
-        answer = "that digit" if w == 1 else what
-        return (f"Pointer value retrieval. Each sequence has {task.seq_len} digits. {where}"
-                f"The answer is {answer}. Reply with the answer digit only.")  # fmt: skip
-    p, v, w = task.pointer_bits, task.num_value_bits, task.window
-    cut = ("wrapping around after the last value bit" if task.window_mode == "cyclic"
-           else "stopping at the last value bit")  # fmt: skip
-    return (f"Pointer value retrieval on bits. Each sequence has {p + v} values, each +1 or -1. "
-            f"The first {p} are pointer bits: read +1 as 1 and -1 as 0, most significant first, "
-            f"to get a number p. The other {v} are value bits, at positions 0-{v - 1}. Take "
-            f"{w} value bits starting at position p ({cut}); the answer is "
-            f"{_BOOLEAN[task.aggregation]}. Reply with the answer (-1, 0 or 1) only.")  # fmt: skip
+    """The task's rule in words, stated once at the top of every prompt (the kind's
+    ``BenchmarkHooks.text_rule``)."""
+    return resolve(check_text(config).text_rule)(task)
+
+
+def check_text(config):
+    """The config's ``BenchmarkHooks`` when its kind has a text form.
+
+    Raises:
+        ValueError: it has none (one line naming the kinds that have one).
+    """
+    hooks = config.hooks
+    if hooks.text_rule is None:
+        have = [k for k in catalog.families() if catalog.hooks(k).text_rule is not None]
+        raise ValueError(f"{config.name}: the {config.kind} kind has no text form (text "
+                         f"prompts are for configs of {', '.join(have)})")  # fmt: skip
+    return hooks
 
 
 class TextSource:
-    """A split of a token or Boolean config as ``{question, answer, metadata}`` entries."""
+    """A split of a config whose kind has a text form (token, Boolean) as ``{question,
+    answer, metadata}`` entries."""
 
     def __init__(self, name, split, *, size="standard"):
         self.source = Source(name, split, size=size)
-        if self.source.config.family not in ("token", "boolean"):
-            raise ValueError(f"{name}: text prompts are for token and Boolean configs")
+        hooks = check_text(self.source.config)
         self.rule = rule(self.source.config, self.source.task)
+        self._sequence = resolve(hooks.text_sequence)
+        self._inputs, self._label = hooks.supervised
 
     def __len__(self):
         return len(self.source)
@@ -84,23 +65,20 @@ class TextSource:
 
     def _entry(self, row, index):
         config = self.source.config
-        if config.family == "token":
-            sequence = " ".join(str(int(t)) for t in row["tokens"])
-            answer = str(int(row["label"]))
-        else:
-            sequence = " ".join(f"{int(b):+d}" for b in row["bits"])
-            answer = str(int(row["label"]))
+        sequence = self._sequence(row)
+        answer = str(int(row[self._label]))
         question = f"{self.rule}\nSequence: {sequence}\nAnswer:"
         metadata = {"config": config.name, "version": config.version,
                     "split": self.source.split, "size": self.source.size,
                     "index": index}  # fmt: skip
         metadata.update({k: v.tolist() if hasattr(v, "tolist") else v for k, v in row.items()
-                         if k not in ("tokens", "bits", "label")})  # fmt: skip
+                         if k not in (self._inputs, self._label)})  # fmt: skip
         return {"question": question, "answer": answer, "metadata": metadata}
 
 
 def text_source(name, split, *, size="standard"):
-    """The text form of a token or Boolean split (``TextSource``)."""
+    """The text form of a split of a config whose kind has one: token, Boolean
+    (``TextSource``)."""
     return TextSource(name, split, size=size)
 
 

@@ -12,11 +12,13 @@
 A kind of your own is one file: its task dataclass (with ``label``), its generators and a
 ``TaskKind`` (see ``docs/extending.md``); ``kind("my_pkg.kinds:MY_KIND")`` finds it. Nothing
 here imports a framework: the generators are named ``"module:function"`` and imported when a
-run needs them.
+run needs them. A kind's ``BenchmarkHooks`` make it a family of benchmark configs; the
+built-in kinds' hook functions are in ``<kind>_benchmark.py`` beside them (at the benchmark
+layer: they are named by reference, never imported from here).
 """
 
 # The paper's order: the token task first.
 from pvr_keras.kinds import token, block, sequence, boolean, gotu  # noqa: E402, F401, I001  (registers them)
-from pvr_keras.kinds.spec import TaskKind, kind, kind_names, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, kind, kind_names, register_kind
 
-__all__ = ["TaskKind", "kind", "kind_names", "register_kind"]
+__all__ = ["BenchmarkHooks", "TaskKind", "kind", "kind_names", "register_kind"]

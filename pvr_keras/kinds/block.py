@@ -2,7 +2,7 @@
 and 6-8), ``BlockTask``; trained on the paper's visual recipe with the CNNs."""
 
 from pvr_keras.hyperparams import VISUAL
-from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
 from pvr_keras.tasks import BlockTask
 
 # The fields every block run has been recorded with (block_iid.py, block_holdout.py).
@@ -29,6 +29,16 @@ def id_parts(run):
     return [run.task.values, *(["holdout"] if run.data.holdout else [])]
 
 
+HOOKS = "pvr_keras.kinds.block_benchmark"
+BENCHMARK = BenchmarkHooks(
+    sizes={"standard": dict(train=60_000, validation=5_000, test=10_000),
+           "small": dict(train=10_000, validation=2_000, test=2_000)},
+    supervised=("image", "label"),
+    rows=f"{HOOKS}:rows",
+    features=f"{HOOKS}:features",
+    images=f"{HOOKS}:image_sets",
+)  # fmt: skip
+
 BLOCK_KIND = register_kind(
     TaskKind(
         name="block",
@@ -47,6 +57,7 @@ BLOCK_KIND = register_kind(
         images=True,
         prepare="pvr_keras.data.block:prepare",
         id_parts=id_parts,
+        benchmark=BENCHMARK,
     )
 )
 

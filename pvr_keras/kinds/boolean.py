@@ -8,7 +8,7 @@ error, twice the paper's generalisation error.
 """
 
 from pvr_keras.hyperparams import BOOLEAN
-from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 from pvr_keras.tasks.boolean import BooleanTask, frozen_bits
 from pvr_keras.tasks.domains import slug as domain_slug
@@ -50,6 +50,21 @@ def id_parts(run):
     return parts
 
 
+HOOKS = "pvr_keras.kinds.boolean_benchmark"
+# Their code's 1,900 training examples at d = 11; the test split is the whole cube.
+BENCHMARK = BenchmarkHooks(
+    sizes={"standard": dict(train=1_900, validation=1_000, test=None),
+           "small": dict(train=1_900, validation=1_000, test=None)},
+    supervised=("bits", "label"),
+    rows=f"{HOOKS}:rows",
+    features=f"{HOOKS}:features",
+    hashed=("int8", "float32"),
+    whole=f"{HOOKS}:cube_size",
+    text_rule=f"{HOOKS}:text_rule",
+    text_sequence=f"{HOOKS}:text_sequence",
+    score=f"{HOOKS}:score",
+)  # fmt: skip
+
 BOOLEAN_KIND = register_kind(
     TaskKind(
         name="boolean",
@@ -72,5 +87,6 @@ BOOLEAN_KIND = register_kind(
         eval_batch_size=4096,
         metric="mse",
         id_parts=id_parts,
+        benchmark=BENCHMARK,
     )
 )

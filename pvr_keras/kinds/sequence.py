@@ -2,7 +2,7 @@
 that digit (Figure 2), ``TokenTask``; trained on the paper's visual recipe."""
 
 from pvr_keras.hyperparams import VISUAL
-from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
 from pvr_keras.tasks import TokenTask
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 
@@ -35,6 +35,16 @@ def id_parts(run):
     )
 
 
+HOOKS = "pvr_keras.kinds.sequence_benchmark"
+BENCHMARK = BenchmarkHooks(
+    sizes={"standard": dict(train=60_000, validation=5_000, test=10_000),
+           "small": dict(train=10_000, validation=2_000, test=2_000)},
+    supervised=("images", "label"),
+    rows=f"{HOOKS}:rows",
+    features=f"{HOOKS}:features",
+    images=f"{HOOKS}:image_sets",
+)  # fmt: skip
+
 SEQUENCE_KIND = register_kind(
     TaskKind(
         name="sequence",
@@ -53,5 +63,6 @@ SEQUENCE_KIND = register_kind(
         images=True,
         prepare="pvr_keras.data.sequence:prepare",
         id_parts=id_parts,
+        benchmark=BENCHMARK,
     )
 )

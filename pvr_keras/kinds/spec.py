@@ -4,7 +4,10 @@ A ``TaskKind`` joins a task dataclass (the rule, NumPy), its data generators (tf
 JAX twin, same signature, named ``"module:function"``), the models it trains, its default
 training settings, its data preparation and how its runs are named and recorded. The built-in
 kinds (``token``, ``block``, ``sequence``) register themselves when this package is imported;
-``kind("my_pkg.kinds:PARITY")`` (or ``"path/kinds.py:PARITY"``) loads one of yours.
+``kind("my_pkg.kinds:PARITY")`` (or ``"path/kinds.py:PARITY"``) loads one of yours. A kind
+with ``BenchmarkHooks`` (``TaskKind.benchmark``) is a family of benchmark configs
+(``pvr_keras.benchmarks``, ``pvr_keras.tfds``): the benchmark layer calls those hooks, and
+never names a kind.
 """
 
 import dataclasses
@@ -13,6 +16,94 @@ from typing import Any
 
 from pvr_keras.references import is_reference, normalise_reference, resolve
 from pvr_keras.registry import MODEL_KINDS
+
+
+def _check_reference(owner, name, value, optional=True):
+    if value is None and optional:
+        return
+    if not is_reference(value):
+        raise ValueError(f"{owner}.{name} must be a 'module:function' reference; received "
+                         f"{value!r}")  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class BenchmarkHooks:
+    """What the benchmark layer needs of a kind to serve its configs (``benchmarks.source``,
+    ``score``, ``text_source``, the manifest, the TFDS builder ``pvr``).
+
+    Each function is named ``"module:function"`` and imported when first called, so listing
+    configs imports none of them (nor the framework they may use). A config's task is
+    ``TaskKind.task(**config.task)``.
+
+    Attributes:
+        sizes: the split sizes of each size preset, ``{preset: {split: examples}}`` (presets
+            ``standard`` and ``small``; a smaller preset's split is a prefix of the larger's);
+            a size of None is ``whole(task)``.
+        supervised: the row keys ``(inputs, label)``: TFDS's supervised keys, the arrays the
+            manifest hashes, the text form's sequence and answer.
+        rows: ``f(source, index) -> {key: array}``: the examples at ``index`` (1-D int64, in
+            range) of a ``benchmarks.Source`` (it gives ``task``, ``config``, ``split``,
+            ``seed`` and ``stream``, ``data_dir``, and ``cache``, a dict for what ``rows``
+            builds once per source), each array with a leading batch axis.
+        features: ``f(task) -> tfds.features.FeaturesDict`` of the rows (the TFDS builder's);
+            None: no TFDS form.
+        hashed: the canonical dtypes ``(inputs, label)`` (``"int32"``, ...) of the bytes the
+            manifest hashes; None: the splits have no manifest entry (image configs, whose
+            pixels come from the local MNIST / CIFAR-10 copy).
+        whole: ``f(task) -> int``: the number of examples of a split whose size is None (the
+            Boolean test split: the cube's 2**d points).
+        images: ``f(task) -> names`` of the TFDS image datasets the rows are drawn from (the
+            TFDS builder reads them from its own data dir when they are prepared there).
+        text_rule: ``f(task) -> str``: the rule in words, stated once at the top of every text
+            prompt; None: no text form.
+        text_sequence: ``f(row) -> str``: one example's inputs as text (its answer is
+            ``str(int(row[label]))``).
+        score: ``f(source, rows, predictions) -> {metric: value}``; None: classification
+            (``accuracy``, ``per_<key>`` for each of ``slices``, ``held_out`` and ``rest`` for
+            a holdout config whose rows hold ``held_out``).
+        slices: row keys by whose values classification also reports its accuracy
+            (``("pointer",)``: ``per_pointer``).
+    """
+
+    sizes: dict
+    supervised: tuple[str, str]
+    rows: str
+    features: str | None = None
+    hashed: tuple[str, str] | None = None
+    whole: str | None = None
+    images: str | None = None
+    text_rule: str | None = None
+    text_sequence: str | None = None
+    score: str | None = None
+    slices: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        owner = "BenchmarkHooks"
+        if not (isinstance(self.sizes, dict) and self.sizes
+                and all(isinstance(v, dict) for v in self.sizes.values())):  # fmt: skip
+            raise ValueError(f"{owner}.sizes must be {{preset: {{split: examples}}}}; "
+                             f"received {self.sizes!r}")  # fmt: skip
+        if any(n is None for v in self.sizes.values() for n in v.values()):
+            _check_reference(owner, "whole", self.whole, optional=False)
+        for name, pair in (("supervised", self.supervised), ("hashed", self.hashed)):
+            if pair is None and name == "hashed":
+                continue
+            if not (isinstance(pair, tuple) and len(pair) == 2
+                    and all(isinstance(k, str) for k in pair)):  # fmt: skip
+                raise ValueError(f"{owner}.{name} must be a pair of strings; received {pair!r}")
+        _check_reference(owner, "rows", self.rows, optional=False)
+        for name in ("features", "whole", "images", "text_rule", "text_sequence", "score"):
+            _check_reference(owner, name, getattr(self, name))
+        if (self.text_rule is None) != (self.text_sequence is None):
+            raise ValueError(f"{owner}: a text form needs both text_rule and text_sequence")
+        if not isinstance(self.slices, tuple):
+            raise ValueError(f"{owner}.slices must be a tuple of row keys; received "
+                             f"{self.slices!r}")  # fmt: skip
+
+    def function(self, name):
+        """The hook ``name`` (``"rows"``, ``"score"``, ...), imported; None when not given."""
+        ref = getattr(self, name)
+        return None if ref is None else resolve(ref)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,6 +139,8 @@ class TaskKind:
         metric: ``"accuracy"`` (classification, the default) or ``"mse"`` (regression).
         id_parts: ``run -> list of str``: the readable part of a run id after the model name
             (the token kind: ``["w2", "mod_sum", "h1"]``).
+        benchmark: its ``BenchmarkHooks``, which make it a family of benchmark configs
+            (``benchmarks.register_config``); None: no benchmark configs.
     """
 
     name: str
@@ -68,6 +161,7 @@ class TaskKind:
     metric: str = "accuracy"
     id_parts: Callable[[Any], list] | None = None
     check_run: Callable[[Any], None] | None = None
+    benchmark: BenchmarkHooks | None = None
 
     def __post_init__(self):
         if self.models not in MODEL_KINDS:
@@ -78,6 +172,9 @@ class TaskKind:
             raise ValueError(f"task must be a dataclass; received {self.task!r}")
         if self.metric not in ("accuracy", "mse"):
             raise ValueError(f"metric must be accuracy or mse; received {self.metric!r}")
+        if self.benchmark is not None and not isinstance(self.benchmark, BenchmarkHooks):
+            raise ValueError(f"benchmark must be a BenchmarkHooks or None; received "
+                             f"{type(self.benchmark).__name__}")  # fmt: skip
 
     def stream(self, input):
         """The generator function for ``input`` (``"tfdata"`` or ``"device"``), imported."""

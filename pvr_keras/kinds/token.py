@@ -1,7 +1,7 @@
 """The token kind: ``TokenTask`` sequences, the paper's main task (Sections 3.1, 5 and 6)."""
 
 from pvr_keras.hyperparams import TOKEN
-from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
 from pvr_keras.tasks import TokenTask
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 
@@ -34,6 +34,19 @@ def id_parts(run):
     return parts
 
 
+HOOKS = "pvr_keras.kinds.token_benchmark"
+BENCHMARK = BenchmarkHooks(
+    sizes={"standard": dict(train=300_000, validation=10_000, test=10_000),
+           "small": dict(train=20_000, validation=2_000, test=2_000)},
+    supervised=("tokens", "label"),
+    rows=f"{HOOKS}:rows",
+    features=f"{HOOKS}:features",
+    hashed=("int32", "int32"),
+    text_rule=f"{HOOKS}:text_rule",
+    text_sequence=f"{HOOKS}:text_sequence",
+    slices=("pointer",),
+)  # fmt: skip
+
 TOKEN_KIND = register_kind(
     TaskKind(
         name="token",
@@ -49,5 +62,6 @@ TOKEN_KIND = register_kind(
         iid_eval=True,
         eval_batch_size=4096,
         id_parts=id_parts,
+        benchmark=BENCHMARK,
     )
 )

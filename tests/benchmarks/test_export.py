@@ -77,7 +77,7 @@ def test_bad_exports_fail_before_any_work(tmp_path, tool, monkeypatch, capsys):
         tool.main(["token/w1", str(full)])
     with pytest.raises(ValueError, match="did you mean token/w1"):
         tool.main(["token/w11", str(tmp_path / "a")])
-    with pytest.raises(ValueError, match="text format is for token and Boolean configs"):
+    with pytest.raises(ValueError, match="the block kind has no text form"):
         tool.main(["block/mnist-2x2", str(tmp_path / "b"), "--format", "text"])
     with pytest.raises(SystemExit):
         tool.main(["token/w1", str(tmp_path / "c"), "--format", "csv"])

@@ -107,5 +107,5 @@ def test_rows_read_back_are_checked_against_the_manifest():
         with pytest.raises(DamagedFile, match="^here: the test split does not match the "
                            "manifest .*the manifest's are 2,000 of"):  # fmt: skip
             hashes.check_rows("token/w1", "test", "small", bad, "here")
-    with pytest.raises(ValueError, match="image configs have no manifest entry"):
+    with pytest.raises(ValueError, match="block configs have no manifest entry"):
         hashes.check_rows("block/mnist-2x2", "test", "small", [], "here")

@@ -119,7 +119,7 @@ def test_score_answer():
     assert benchmarks.score_answer("3 then -1", entry) == 1.0  # the last number counts
     assert benchmarks.score_answer("-0001", entry) == 1.0  # leading zeros are the number
     assert benchmarks.score_answer("+3", {"answer": "3"}) == 1.0
-    with pytest.raises(ValueError, match="text prompts are for token and Boolean configs"):
+    with pytest.raises(ValueError, match="the block kind has no text form"):
         benchmarks.text_source("block/mnist-2x2", "test")
 
 

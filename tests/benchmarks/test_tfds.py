@@ -75,7 +75,7 @@ def test_a_rewritten_label_in_prepared_files_is_found(tmp_path):
     with pytest.raises(DamagedFile, match=r"^pvr/boolean_parity3_small 1.0.0 in .*: the train "
                        "split does not match the manifest"):  # fmt: skip
         pvr_keras.tfds.verify(builder)
-    with pytest.raises(ValueError, match="image configs have no manifest entry"):
+    with pytest.raises(ValueError, match="block configs have no manifest entry"):
         pvr_keras.tfds.verify("block_mnist_2x2_small", data_dir=tmp_path)
     with pytest.raises(FileNotFoundError, match="token_w1_small 1.0.0 is not prepared"):
         pvr_keras.tfds.verify("token_w1_small", data_dir=tmp_path)
