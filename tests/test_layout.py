@@ -65,14 +65,41 @@ def _unit(path):
     return _module_unit(path.relative_to(REPO / "pvr_keras").with_suffix("").parts)
 
 
+# A kind's folder (``kinds/<name>/``) holds everything the kind is, one module a role, each
+# standing at the layer of its role: its task and rule with the tasks, its generators with
+# the data, its ``TaskKind`` with the kinds, its benchmark hooks with the benchmarks.
+KIND_FOLDER_ROLES = {
+    "__init__": "kinds", "kind": "kinds", "task": "tasks", "keys": "data",
+    "numpy_data": "data", "tf_data": "data", "jax_data": "data", "benchmark": "benchmarks",
+}  # fmt: skip
+
+
 def _module_unit(parts):
     """The layer unit of the module ``pvr_keras.<parts>``: its subpackage, or its own name. A
     kind's benchmark hooks (``kinds/<name>_benchmark.py``: its source rows, TFDS features,
     text form, scoring) stand at the benchmarks' layer: its ``TaskKind`` names them by
-    reference, and nothing in the kinds layer imports them."""
+    reference, and nothing in the kinds layer imports them. A module of a kind's folder
+    stands at its role's layer (``KIND_FOLDER_ROLES``)."""
     if parts[0] == "kinds" and parts[-1].endswith("_benchmark"):
         return "benchmarks"
+    if parts[0] == "kinds" and len(parts) == 2 and parts[1] in KIND_FOLDERS:
+        return "kinds"  # the folder's package itself
+    if parts[0] == "kinds" and len(parts) >= 3:
+        return KIND_FOLDER_ROLES.get(parts[-1], f"kinds/{parts[1]}/{parts[-1]}: no role")
     return parts[0]
+
+
+KIND_FOLDERS = {p.name for p in (REPO / "pvr_keras" / "kinds").iterdir() if p.is_dir()
+                and (p / "__init__.py").is_file()}  # fmt: skip
+
+
+def test_every_module_of_a_kind_folder_has_a_role():
+    """A kind's folder holds modules named for their roles only (``KIND_FOLDER_ROLES``), so
+    the layering applies inside it as everywhere else."""
+    assert KIND_FOLDERS, "no kind is a folder"
+    for folder in KIND_FOLDERS:
+        for path in (REPO / "pvr_keras" / "kinds" / folder).glob("*.py"):
+            assert path.stem in KIND_FOLDER_ROLES, f"{path.relative_to(REPO)}: no role"
 
 
 def test_every_library_module_has_a_layer():

@@ -66,7 +66,7 @@ def test_listing_and_checking_runs_import_no_framework():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120, check=True)  # fmt: skip
     assert "loaded: []" in done.stdout, done.stdout
-    assert "('token', 'block', 'sequence', 'boolean', 'gotu')" in done.stdout
+    assert "('token', 'block', 'sequence', 'boolean', 'gotu', 'chain')" in done.stdout
 
 
 @pytest.fixture

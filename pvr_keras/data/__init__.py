@@ -11,6 +11,8 @@ does not start TensorFlow.
 
 import importlib
 
+from pvr_keras.kinds.chain.numpy_data import chain_arrays  # noqa: F401  (NumPy, in its kind's folder)
+
 _MEMBERS = {
     "boolean_arrays": "boolean",
     "boolean_dataset": "boolean",

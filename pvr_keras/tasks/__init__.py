@@ -19,3 +19,4 @@ __all__ = ["AGGREGATIONS", "BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "WIND
            "Aggregation", "BlockTask", "BooleanFunction", "BooleanTask", "Domain",
            "FunctionTask", "TokenTask", "aggregate", "f3", "frozen_bits", "frozen_mask",
            "parse_target"]  # fmt: skip
+from pvr_keras.kinds.chain.task import ChainTask  # noqa: E402, F401  (its kind's folder)

@@ -20,6 +20,7 @@ CASES = {
     "boolean": ({"pointer_bits": 2, "window": 3, "aggregation": "majority"}, 0b100010),
     # its holdout is its domain (the training points), in the task
     "gotu": ({"num_bits": 9, "target": "x0x1-0.5x2", "domain": "parity:0,1,8"}, 0),
+    "chain": ({"length": 12, "hops": (1, 3), "test_hops": (2, 11)}, 0),
 }
 
 

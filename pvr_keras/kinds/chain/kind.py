@@ -1,0 +1,71 @@
+"""The chain kind's ``TaskKind``: ``ChainTask`` examples trained by the token models.
+
+Registered as ``chain`` when ``pvr_keras.kinds`` is imported (``recipes/train.py --kind
+chain``). The token models (``models="token"``: MLP, Transformer, Mixer) take its L-valued
+tokens of any length: ``seq_len`` (L, or L + 1 for the cycle form), ``vocab`` L and L classes.
+Its generators are named ``"module:function"``, imported when a run needs them: tf.data
+(``tf_data``), its JAX twin (``jax_data``) and the NumPy arrays (``numpy_data``).
+
+Its default training settings, ``CHAIN``, are the paper's token recipe (``hyperparams.TOKEN``:
+SGD momentum 0.9, batch 1024, 200 epochs, cosine from 0.05 after a 10-epoch warm-up), kept
+here so that the kind's own study can change them without touching the token kind.
+"""
+
+import dataclasses
+
+from pvr_keras.hyperparams import TOKEN
+from pvr_keras.kinds.chain.task import ChainTask
+from pvr_keras.kinds.spec import TaskKind, register_kind
+
+CHAIN = dataclasses.replace(TOKEN)
+HERE = "pvr_keras.kinds.chain"
+
+# Always in a run's identity, whatever their value (the others when they differ from the
+# default: test_hops, the training settings, ...).
+IDENTITY = ("model", "length", "form", "hops", "num_examples", "seed")
+
+
+def model_arguments(task):
+    """Token models take int tokens: the sequence length, L token values and L classes."""
+    return {"seq_len": task.seq_len, "vocab": task.num_values, "num_classes": task.num_classes}
+
+
+def check(task, holdout):
+    """No holdout: the test split differs by its hop counts (``test_hops``)."""
+    return task.check_holdout(holdout)
+
+
+def _span(hops):
+    """``1-4`` for consecutive hop counts, else ``1_3_8``."""
+    if len(hops) > 1 and hops == tuple(range(hops[0], hops[-1] + 1)):
+        return f"{hops[0]}-{hops[-1]}"
+    return "_".join(map(str, hops))
+
+
+def id_parts(run):
+    """``L40-cond-h1-4[-t5-8]`` (``cycle`` for the cycle form)."""
+    task = run.task
+    parts = [f"L{task.length}", "cond" if task.form == "conditional" else task.form]
+    parts.append(f"h{_span(task.hops)}")
+    if task.test_hops is not None:
+        parts.append(f"t{_span(task.test_hops)}")
+    return parts
+
+
+CHAIN_KIND = register_kind(
+    TaskKind(
+        name="chain",
+        task=ChainTask,
+        models="token",
+        recipe=CHAIN,
+        dataset=f"{HERE}.tf_data:chain_dataset",
+        device=f"{HERE}.jax_data:chain_stream",
+        arrays=f"{HERE}.numpy_data:chain_arrays",
+        model_arguments=model_arguments,
+        check=check,
+        identity=IDENTITY,
+        iid_eval=False,
+        eval_batch_size=4096,
+        id_parts=id_parts,
+    )
+)
