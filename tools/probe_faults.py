@@ -382,8 +382,11 @@ def case_security(root, reference):
     tried += zen + 1
     poem = done is not None and "Zen of Python" in done[1]
     ran = marker.exists() or poem
-    return not ran, f"{tried} readers of planted packages, .pyc, swapped files and modules: " + (
-        "code ran" if ran else "none ran"
+    said = "code ran" if ran else "none ran"
+    return (
+        not ran,
+        f"{tried} readers of planted packages, .pyc, swapped files and modules: {said}",
+        tried,
     )
 
 
