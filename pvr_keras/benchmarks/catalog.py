@@ -25,7 +25,8 @@ config's version.
 A config names its task kind (``Config.kind``; ``family`` is the same name). Everything that
 differs between kinds (split sizes, rows, TFDS features, hashing, text, scoring) is the kind's
 ``BenchmarkHooks`` (``TaskKind.benchmark``): a kind with hooks is a family of configs, and a
-module of yours adds its configs with ``register_config``.
+module of yours adds its configs with ``register_config``; a kind may also declare them in its
+hooks (``BenchmarkHooks.configs``: the chain kind's ``chain/...``), listed once it registers.
 """
 
 import collections.abc
@@ -49,10 +50,16 @@ NAME = re.compile(r"[a-z0-9_]+/[a-z0-9][a-z0-9_-]*")
 
 def _kinds():
     """The registry of kinds (``kinds.spec``), once ``pvr_keras.kinds`` is imported (the
-    built-in kinds register then, and a kind's module may register its configs)."""
+    built-in kinds register then, and a kind's module may register its configs), and the
+    configs the registered kinds declare (``BenchmarkHooks.configs``) in the catalog."""
     import pvr_keras.kinds  # noqa: F401
     from pvr_keras.kinds import spec
 
+    for kind in spec.kind_names():
+        declared = spec.kind(kind).benchmark
+        for fields in () if declared is None else declared.configs:
+            if fields["name"] not in CONFIGS:
+                _add(Config(kind=kind, **fields))
     return spec
 
 
@@ -256,10 +263,15 @@ def register_config(config):
     """
     if not isinstance(config, Config):
         raise ValueError(f"register_config takes a Config; received {type(config).__name__}")
+    hooks(config.kind)
+    return _add(config)
+
+
+def _add(config):
+    """``register_config`` of a config whose kind has benchmark hooks."""
     if not isinstance(config.name, str) or not NAME.fullmatch(config.name):
         raise ValueError(f"a config name is kind/short-name (lower-case letters, digits, _ "
                          f"and -); received {config.name!r}")  # fmt: skip
-    hooks(config.kind)
     known = CONFIGS.get(config.name)
     if known is not None and known != config:
         raise ValueError(f"benchmark config {config.name!r} is registered already")

@@ -63,6 +63,10 @@ class BenchmarkHooks:
             a holdout config whose rows hold ``held_out``).
         slices: row keys by whose values classification also reports its accuracy
             (``("pointer",)``: ``per_pointer``).
+        configs: the kind's own configs, each a dict of ``benchmarks.Config`` fields but
+            ``kind`` (``name``, ``task``, ``description``, ...), which the catalog lists once
+            the kind is registered: a kind at the kinds layer cannot import the catalog to
+            ``register_config`` them (a module of yours can, and may do either).
     """
 
     sizes: dict
@@ -76,6 +80,7 @@ class BenchmarkHooks:
     text_sequence: str | None = None
     score: str | None = None
     slices: tuple[str, ...] = ()
+    configs: tuple[dict, ...] = ()
 
     def __post_init__(self):
         owner = "BenchmarkHooks"
@@ -99,6 +104,12 @@ class BenchmarkHooks:
         if not isinstance(self.slices, tuple):
             raise ValueError(f"{owner}.slices must be a tuple of row keys; received "
                              f"{self.slices!r}")  # fmt: skip
+        if not (isinstance(self.configs, tuple) and all(
+                isinstance(c, dict) and isinstance(c.get("name"), str)
+                and isinstance(c.get("task"), dict) and "kind" not in c
+                for c in self.configs)):  # fmt: skip
+            raise ValueError(f"{owner}.configs must be a tuple of dicts of Config fields (name, "
+                             f"task, ...; not kind); received {self.configs!r:.200}")  # fmt: skip
 
     def function(self, name):
         """The hook ``name`` (``"rows"``, ``"score"``, ...), imported; None when not given."""

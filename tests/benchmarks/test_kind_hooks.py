@@ -180,3 +180,21 @@ def test_the_benchmark_layer_names_no_kind_and_no_private_name():
                     and not node.attr.startswith("__")):  # fmt: skip
                 found.append(f"{_library(path)}:{node.lineno} reaches {node.value.id}.{node.attr}")
     assert not found, "\n".join(found)
+
+
+def test_a_kind_may_declare_its_configs_in_its_hooks(monkeypatch):
+    """``BenchmarkHooks.configs``: a kind that cannot import the catalog (one at the kinds
+    layer) declares its configs as data, and the catalog lists them once it registers."""
+    monkeypatch.setattr(spec, "_kinds", dict(spec._kinds))
+    monkeypatch.setattr(catalog, "CONFIGS", dict(catalog.CONFIGS))
+    declared = dataclasses.replace(
+        HOOKS, configs=(dict(name=f"{NAME}/l5", task={"length": 5}, description="five"),)
+    )
+    kinds.register_kind(dataclasses.replace(KIND, benchmark=declared))
+    assert benchmarks.names(NAME) == [f"{NAME}/l5"]
+    config = benchmarks.get(f"{NAME}/l5")
+    assert (config.kind, config.task, config.description) == (NAME, {"length": 5}, "five")
+    assert benchmarks.source(f"{NAME}/l5", "train", size="small")[0]["digits"].shape == (5,)
+    for bad in ((dict(task={}),), (dict(name="x/y", task={}, kind=NAME),), [], ("x/y",)):
+        with pytest.raises(ValueError, match="configs must be a tuple of dicts of Config"):
+            dataclasses.replace(HOOKS, configs=bad)

@@ -7,8 +7,11 @@ and Modularity for Efficient Generalization Over Task Complexity"), in one folde
 - ``numpy_data``: examples by index in plain NumPy, ``chain_arrays`` (``data.chain_arrays``);
 - ``tf_data``: ``chain_dataset``, the tf.data stream;
 - ``jax_data``: ``chain_stream``, its twin made on the JAX device;
-- ``kind``: the ``TaskKind`` (registered as ``chain`` by ``pvr_keras.kinds``) and its
-  default training settings.
+- ``kind``: the ``TaskKind`` (registered as ``chain`` by ``pvr_keras.kinds``), its
+  default training settings and its benchmark configs (``chain/...``, declared in its
+  ``BenchmarkHooks``);
+- ``benchmark``: the hooks the benchmark layer calls (source rows, TFDS features, the text
+  form, scoring per hop count beside the majority-class baseline), at the benchmarks' layer.
 
 The three generators make the same examples, bit for bit: example i of a split is a pure
 function of (seed, split, i). Each example draws its hop count uniformly from the split's

@@ -15,7 +15,7 @@ import dataclasses
 
 from pvr_keras.hyperparams import TOKEN
 from pvr_keras.kinds.chain.task import ChainTask
-from pvr_keras.kinds.spec import TaskKind, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
 
 CHAIN = dataclasses.replace(TOKEN)
 HERE = "pvr_keras.kinds.chain"
@@ -52,6 +52,36 @@ def id_parts(run):
     return parts
 
 
+# The benchmark configs (``chain/...``): at L = 40, trained on hops 1-4 and tested on 1-4, or
+# on 5-8 (generalisation to more hops), and the cycle form. Declared here, as data, so that the
+# catalog lists them once the kind registers (this module, at the kinds layer, does not import
+# the catalog); the hook functions are in ``benchmark`` (at the benchmarks' layer).
+HOPS = (1, 2, 3, 4)
+CONFIGS = (
+    dict(name="chain/l40-h1-4", task=dict(length=40, hops=HOPS),
+         description="multi-hop PVR (C-VPR, Abnar et al. 2023), L = 40, hops 1-4 in every "
+                     "split"),
+    dict(name="chain/l40-h1-4-test5-8", task=dict(length=40, hops=HOPS, test_hops=(5, 6, 7, 8)),
+         description="C-VPR at L = 40: train and validation on hops 1-4, test on hops 5-8 "
+                     "(generalisation to more hops)"),
+    dict(name="chain/l40-cycle-h1-4", task=dict(length=40, hops=HOPS, form="cycle"),
+         description="pointer chasing on one random cycle of 40 positions, hops 1-4 (x[0] "
+                     "the hop count)"),
+)  # fmt: skip
+BENCHMARK = BenchmarkHooks(
+    sizes={"standard": dict(train=300_000, validation=10_000, test=10_000),
+           "small": dict(train=20_000, validation=2_000, test=2_000)},
+    supervised=("tokens", "label"),
+    rows=f"{HERE}.benchmark:rows",
+    features=f"{HERE}.benchmark:features",
+    hashed=("int32", "int32"),
+    text_rule=f"{HERE}.benchmark:text_rule",
+    text_sequence=f"{HERE}.benchmark:text_sequence",
+    score=f"{HERE}.benchmark:score",
+    slices=("hops",),
+    configs=CONFIGS,
+)  # fmt: skip
+
 CHAIN_KIND = register_kind(
     TaskKind(
         name="chain",
@@ -67,5 +97,6 @@ CHAIN_KIND = register_kind(
         iid_eval=False,
         eval_batch_size=4096,
         id_parts=id_parts,
+        benchmark=BENCHMARK,
     )
 )
