@@ -11,9 +11,9 @@ does not start TensorFlow.
 
 import importlib
 
-from pvr_keras.kinds.chain.numpy_data import chain_arrays  # noqa: F401  (NumPy, in its kind's folder)
-
+# name -> its module: a module of this package, or a full path (a kind's folder)
 _MEMBERS = {
+    "chain_arrays": "pvr_keras.kinds.chain.numpy_data",
     "boolean_arrays": "boolean",
     "boolean_dataset": "boolean",
     "block_arrays": "block",
@@ -31,7 +31,9 @@ __all__ = sorted(_MEMBERS)
 
 def __getattr__(name):
     if name in _MEMBERS:
-        return getattr(importlib.import_module(f"pvr_keras.data.{_MEMBERS[name]}"), name)
+        module = _MEMBERS[name]
+        module = module if "." in module else f"pvr_keras.data.{module}"
+        return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'pvr_keras.data' has no attribute {name!r}")
 
 

@@ -227,3 +227,16 @@ def test_bad_calls_say_what_is_wrong():
         data.chain_arrays(task, 0)
     with pytest.raises(ValueError, match="task must be a ChainTask"):
         data.chain_arrays(object(), 10)
+
+
+@pytest.mark.parametrize("module", ["numpy_data", "benchmark"])
+def test_each_chain_module_imports_first_in_a_fresh_process(module):
+    """``data.chain_arrays`` is re-exported lazily: a chain module imported before the data
+    package (a TaskKind's reference resolved first) does not meet it half-initialised."""
+    import subprocess
+    import sys
+
+    code = f"import pvr_keras.kinds.chain.{module}; from pvr_keras import data; data.chain_arrays"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -17,8 +17,6 @@ import math
 
 import numpy as np
 
-# First: pvr_keras.data re-exports chain_arrays from numpy_data, which imports pvr_keras.data.
-import pvr_keras.data  # noqa: F401
 from pvr_keras.benchmarks.scoring import classification
 from pvr_keras.kinds.chain.numpy_data import chain_examples
 
