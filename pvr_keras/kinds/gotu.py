@@ -9,9 +9,9 @@ unseen error) come from ``analysis.gotu_tracking`` during training.
 
 from pvr_keras.errors import ConfigError
 from pvr_keras.hyperparams import GOTU
-from pvr_keras.kinds.boolean import model_arguments  # the models of bits take d
+from pvr_keras.kinds.boolean.domains import Domain, slug
+from pvr_keras.kinds.boolean.kind import model_arguments  # the models of bits take d
 from pvr_keras.kinds.spec import TaskKind, register_kind
-from pvr_keras.tasks.domains import Domain, slug
 from pvr_keras.tasks.functions import FunctionTask
 
 # Always in a run's identity, whatever their value.
@@ -62,9 +62,9 @@ GOTU_KIND = register_kind(
         task=FunctionTask,
         models="bits",
         recipe=GOTU,
-        dataset="pvr_keras.data.boolean:boolean_dataset",
-        device="pvr_keras.data.device_boolean:boolean_stream",
-        arrays="pvr_keras.data.boolean:boolean_arrays",
+        dataset="pvr_keras.kinds.boolean.tf_data:boolean_dataset",
+        device="pvr_keras.kinds.boolean.jax_data:boolean_stream",
+        arrays="pvr_keras.kinds.boolean.tf_data:boolean_arrays",
         model_arguments=model_arguments,
         check=check,
         defaults={

@@ -42,9 +42,9 @@ import re
 
 from pvr_keras.checks import check_choice, check_int
 from pvr_keras.fields import field
+from pvr_keras.kinds.boolean.domains import Domain, check_domain
+from pvr_keras.kinds.boolean.task import MAX_BITS, BooleanFunction, check_bits
 from pvr_keras.tasks.aggregations import BOOLEAN_AGGREGATIONS
-from pvr_keras.tasks.boolean import MAX_BITS, BooleanFunction, check_bits
-from pvr_keras.tasks.domains import Domain, check_domain
 
 DRAWS = ("uniform", "all")
 MAX_ENUMERATED_BITS = 20  # draw="all" lists the seen rows of the cube
