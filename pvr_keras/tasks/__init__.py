@@ -20,4 +20,5 @@ from pvr_keras.kinds.boolean.task import (  # noqa: E402
     frozen_mask,
 )
 from pvr_keras.kinds.chain.task import ChainTask  # noqa: E402, F401
-from pvr_keras.tasks.functions import FunctionTask, parse_target  # noqa: E402
+from pvr_keras.kinds.gotu.targets import parse_target  # noqa: E402
+from pvr_keras.kinds.gotu.task import FunctionTask  # noqa: E402

@@ -13,6 +13,12 @@ ALIASES = {
     "pvr_keras.data.boolean": "pvr_keras.kinds.boolean.tf_data",
     "pvr_keras.data.device_boolean": "pvr_keras.kinds.boolean.jax_data",
 }
+# split in two: the task, and the targets written as text
+FUNCTIONS = {
+    "pvr_keras.kinds.gotu.task": ("DRAWS", "MAX_ENUMERATED_BITS", "FunctionTask"),
+    "pvr_keras.kinds.gotu.targets": ("MAX_TARGET_VALUE", "canonical_target", "expansion_of",
+                                     "parse_target"),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("old", sorted(ALIASES))
@@ -29,3 +35,13 @@ def test_the_numpy_examples_keep_the_boolean_ones():
 
     assert numpy_examples.boolean_examples is numpy_data.boolean_examples
     assert numpy_examples.boolean_points is numpy_data.boolean_points
+
+
+def test_the_functions_path_keeps_the_gotu_task_and_its_targets():
+    from pvr_keras.tasks import functions
+
+    for module, names in FUNCTIONS.items():
+        moved = importlib.import_module(module)
+        for name in names:
+            assert getattr(functions, name) is getattr(moved, name), name
+    assert set(functions.__all__) <= {n for names in FUNCTIONS.values() for n in names}
