@@ -72,6 +72,9 @@ KIND_FOLDER_ROLES = {
     "__init__": "kinds", "kind": "kinds", "task": "tasks", "keys": "data",
     "numpy_data": "data", "tf_data": "data", "jax_data": "data", "benchmark": "benchmarks",
 }  # fmt: skip
+# The boolean and gotu kinds' roles (one block): seen domains (the boolean kind's, shared with
+# gotu) and targets written as text (gotu's) are rules, with the tasks.
+KIND_FOLDER_ROLES |= {"domains": "tasks", "targets": "tasks"}
 
 
 def _module_unit(parts):

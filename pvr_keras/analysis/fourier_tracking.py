@@ -94,7 +94,7 @@ class FourierTracker(keras.callbacks.Callback):
         self.target = boolean.target_values(task)
         domain = getattr(task, "domain", "all")
         if seen is None and domain != "all":
-            from pvr_keras.tasks.domains import Domain
+            from pvr_keras.kinds.boolean.domains import Domain
 
             seen = Domain.parse(domain).mask(task.num_bits)
         self.seen = None if seen is None else np.asarray(seen, bool)

@@ -23,9 +23,9 @@ from math import comb
 import numpy as np
 
 from pvr_keras.analysis import boolean, interpolation
-from pvr_keras.tasks.boolean import BooleanFunction
-from pvr_keras.tasks.domains import Domain
-from pvr_keras.tasks.functions import expansion_of
+from pvr_keras.kinds.boolean.domains import Domain
+from pvr_keras.kinds.boolean.task import BooleanFunction
+from pvr_keras.kinds.gotu.targets import expansion_of
 
 SYMMETRIC_TARGETS = ("parity", "majority", "min", "max")
 

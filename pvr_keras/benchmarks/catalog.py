@@ -197,7 +197,7 @@ def _boolean(name, description, task, holdout=0):
     return Config(f"boolean/{name}", "boolean", task, holdout=holdout, description=description)
 
 
-# tasks.boolean.f3(): 3 pointer bits, window 3, majority, truncated windows (d = 11)
+# tasks.f3(): 3 pointer bits, window 3, majority, truncated windows (d = 11)
 F3 = dict(pointer_bits=3, window=3, aggregation="majority", window_mode="truncated")
 PARITY = dict(pointer_bits=3, window=3, aggregation="parity", window_mode="cyclic")
 

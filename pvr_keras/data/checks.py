@@ -2,6 +2,8 @@
 no JAX, so that either side can import them. The general checks live in ``pvr_keras.checks``;
 these are the streams' own."""
 
+import numpy as np
+
 from pvr_keras.checks import (  # noqa: F401  (the streams' checks, in one import)
     MAX_EXAMPLES,
     check_instance,
@@ -39,3 +41,14 @@ def check_schedule(epochs, first_epoch):
     if epochs is not None and (not is_integer(epochs) or epochs < 1):
         raise ValueError(f"epochs must be a positive integer or None; received {epochs!r}")
     check_int("first_epoch", first_epoch, 0)
+
+
+def check_index(index):
+    """Example indices: a 1-D array of non-negative integers, as int64 (the NumPy examples'
+    ``index``)."""
+    index = np.asarray(index)
+    if index.ndim != 1 or not (index.size == 0 or np.issubdtype(index.dtype, np.integer)):
+        raise ValueError(f"index must be a 1-D array of integers; received {index!r:.80}")
+    if index.size and index.min() < 0:
+        raise ValueError(f"indices must be non-negative; received {int(index.min())}")
+    return index.astype(np.int64)

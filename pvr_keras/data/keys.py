@@ -57,11 +57,3 @@ def held_out_codes(task, holdout):
     tuples = task.holdout_tuples(holdout)
     powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
     return np.sort(tuples @ powers)
-
-
-BOOLEAN_SALT = 0xB001  # apart from the token streams' salts (holdout-k, held-out tuple)
-
-
-def boolean_stream_key(num_bits, seed, split, frozen):
-    """The key of a Boolean stream: (seed, split, the split's frozen-bit mask, d)."""
-    return stream_key(seed, split, int(frozen), BOOLEAN_SALT, int(num_bits))

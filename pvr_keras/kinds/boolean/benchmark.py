@@ -1,12 +1,13 @@
 """The boolean kind's benchmark hooks (``BOOLEAN_KIND.benchmark``): its configs' rows in NumPy
 (the test split is the whole cube, in row order), their TFDS features, their text form and
-their scoring (the mean squared error). Named by reference from ``kinds/boolean.py``."""
+their scoring (the mean squared error). Named by reference from ``kind``; at the benchmarks'
+layer (it imports ``benchmarks.sources``), so nothing in the kinds layer imports it."""
 
 import numpy as np
 
 from pvr_keras.benchmarks.sources import cube
-from pvr_keras.data.numpy_examples import boolean_examples
-from pvr_keras.tasks.boolean import split_frozen
+from pvr_keras.kinds.boolean.numpy_data import boolean_examples
+from pvr_keras.kinds.boolean.task import split_frozen
 
 _AGGREGATION = {
     "parity": "the product of those bits",

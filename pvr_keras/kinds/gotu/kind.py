@@ -1,18 +1,25 @@
-"""The gotu kind: a Boolean function learned on a seen domain (Abbe, Bengio, Lotfi, Rizk 2023,
-"Generalization on the Unseen"), ``FunctionTask``, regressed with the mean squared error.
+"""The gotu kind's ``TaskKind``: a Boolean function learned on a seen domain (Abbe, Bengio,
+Lotfi, Rizk 2023, "Generalization on the Unseen"), ``FunctionTask``, regressed with the mean
+squared error.
 
-Training and validation examples are drawn from the task's ``domain`` only; the test split is
-the whole cube (uniform, or every point with ``draw="all"``), so ``test_loss`` counts the
-unseen part. The exact measures on the cube (the min-degree interpolator, the leak, the
-unseen error) come from ``analysis.gotu_tracking`` during training.
+Registered as ``gotu`` when ``pvr_keras.kinds`` is imported. Training and validation examples
+are drawn from the task's ``domain`` only; the test split is the whole cube (uniform, or every
+point with ``draw="all"``), so ``test_loss`` counts the unseen part. The exact measures on the
+cube (the min-degree interpolator, the leak, the unseen error) come from
+``analysis.gotu_tracking`` during training. Its generators are the boolean kind's (they draw
+any Boolean target on its seen domain), named ``"module:function"``; its models are the
+boolean kind's, the models of bits. Its default training settings are ``hyperparams.GOTU`` (in
+the table of the papers' settings, ``hyperparams.RECIPES``, below this layer).
 """
 
 from pvr_keras.errors import ConfigError
 from pvr_keras.hyperparams import GOTU
-from pvr_keras.kinds.boolean import model_arguments  # the models of bits take d
+from pvr_keras.kinds.boolean.domains import Domain, slug
+from pvr_keras.kinds.boolean.kind import model_arguments  # the models of bits take d
+from pvr_keras.kinds.gotu.task import FunctionTask
 from pvr_keras.kinds.spec import TaskKind, register_kind
-from pvr_keras.tasks.domains import Domain, slug
-from pvr_keras.tasks.functions import FunctionTask
+
+DATA = "pvr_keras.kinds.boolean"  # the generators of Boolean targets
 
 # Always in a run's identity, whatever their value.
 IDENTITY = ("model", "num_bits", "target", "domain", "num_examples", "seed")
@@ -62,9 +69,9 @@ GOTU_KIND = register_kind(
         task=FunctionTask,
         models="bits",
         recipe=GOTU,
-        dataset="pvr_keras.data.boolean:boolean_dataset",
-        device="pvr_keras.data.device_boolean:boolean_stream",
-        arrays="pvr_keras.data.boolean:boolean_arrays",
+        dataset=f"{DATA}.tf_data:boolean_dataset",
+        device=f"{DATA}.jax_data:boolean_stream",
+        arrays=f"{DATA}.tf_data:boolean_arrays",
         model_arguments=model_arguments,
         check=check,
         defaults={

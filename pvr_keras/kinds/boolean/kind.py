@@ -1,17 +1,24 @@
-"""The boolean kind: PVR over bits (Abbe et al. 2022), ``BooleanTask``, regressed with MSE.
+"""The boolean kind's ``TaskKind``: PVR over bits (Abbe et al. 2022), ``BooleanTask``,
+regressed with MSE.
 
-A run's ``holdout`` is the set of frozen bits as a subset integer (``tasks.frozen_mask``):
-bit j set means x_j = +1 in every training example (their canonical holdout); the test split
-is the whole cube's uniform distribution. Or the task's seen ``domain`` (``tasks.domains``)
-draws the training and validation examples. The recorded ``test_loss`` is the mean squared
-error, twice the paper's generalisation error.
+Registered as ``boolean`` when ``pvr_keras.kinds`` is imported. A run's ``holdout`` is the set
+of frozen bits as a subset integer (``tasks.frozen_mask``): bit j set means x_j = +1 in every
+training example (their canonical holdout); the test split is the whole cube's uniform
+distribution. Or the task's seen ``domain`` (``domains``) draws the training and validation
+examples. The recorded ``test_loss`` is the mean squared error, twice the paper's
+generalisation error. Its generators are named ``"module:function"``, imported when a run
+needs them: tf.data (``tf_data``, its arrays too) and its JAX twin (``jax_data``); its
+benchmark hooks are in ``benchmark``. Its default training settings are ``hyperparams.BOOLEAN``
+(in the table of the papers' settings, ``hyperparams.RECIPES``, below this layer).
 """
 
 from pvr_keras.hyperparams import BOOLEAN
+from pvr_keras.kinds.boolean.domains import slug as domain_slug
+from pvr_keras.kinds.boolean.task import BooleanTask, frozen_bits
 from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
-from pvr_keras.tasks.boolean import BooleanTask, frozen_bits
-from pvr_keras.tasks.domains import slug as domain_slug
+
+HERE = "pvr_keras.kinds.boolean"
 
 # Always in a Boolean run's identity, whatever their value.
 IDENTITY = ("model", "pointer_bits", "window", "aggregation", "window_mode", "holdout",
@@ -50,7 +57,7 @@ def id_parts(run):
     return parts
 
 
-HOOKS = "pvr_keras.kinds.boolean_benchmark"
+HOOKS = f"{HERE}.benchmark"
 # Their code's 1,900 training examples at d = 11; the test split is the whole cube.
 BENCHMARK = BenchmarkHooks(
     sizes={"standard": dict(train=1_900, validation=1_000, test=None),
@@ -71,9 +78,9 @@ BOOLEAN_KIND = register_kind(
         task=BooleanTask,
         models="bits",
         recipe=BOOLEAN,
-        dataset="pvr_keras.data.boolean:boolean_dataset",
-        device="pvr_keras.data.device_boolean:boolean_stream",
-        arrays="pvr_keras.data.boolean:boolean_arrays",
+        dataset=f"{HERE}.tf_data:boolean_dataset",
+        device=f"{HERE}.jax_data:boolean_stream",
+        arrays=f"{HERE}.tf_data:boolean_arrays",
         model_arguments=model_arguments,
         check=check,
         defaults={
