@@ -22,8 +22,8 @@ _MEMBERS = {
     "sequence_arrays": "sequence",
     "sequence_dataset": "sequence",
     "StreamRequest": "request",
-    "token_arrays": "token",
-    "token_dataset": "token",
+    "token_arrays": "pvr_keras.kinds.token.tf_data",
+    "token_dataset": "pvr_keras.kinds.token.tf_data",
 }
 
 __all__ = sorted(_MEMBERS)
@@ -31,7 +31,9 @@ __all__ = sorted(_MEMBERS)
 
 def __getattr__(name):
     if name in _MEMBERS:
-        return getattr(importlib.import_module(f"pvr_keras.data.{_MEMBERS[name]}"), name)
+        module = _MEMBERS[name]  # a module of this package, or a kind's (a dotted path)
+        module = module if "." in module else f"pvr_keras.data.{module}"
+        return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'pvr_keras.data' has no attribute {name!r}")
 
 

@@ -21,7 +21,6 @@ import tensorflow as tf
 
 from pvr_keras import compat
 from pvr_keras.data import random
-from pvr_keras.data import token as token_data
 from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.images import load_images
 from pvr_keras.data.pipeline import (
@@ -32,6 +31,7 @@ from pvr_keras.data.pipeline import (
     collect_arrays,
 )
 from pvr_keras.data.request import stream_request
+from pvr_keras.kinds.token import tf_data as token_data
 from pvr_keras.tasks import BlockTask
 
 _SLOTS = 3  # hash slots per cell: image, row offset, column offset

@@ -17,13 +17,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from pvr_keras.data import device as token_device
 from pvr_keras.data import jax_random, keys
 from pvr_keras.data.checks import check_memory, check_positive, check_size
 from pvr_keras.data.device_stream import DeviceStream
 from pvr_keras.data.device_stream import collect as _collect
 from pvr_keras.data.request import stream_request
-from pvr_keras.tasks import BlockTask, TokenTask
+from pvr_keras.kinds.token import jax_data as token_device
+from pvr_keras.kinds.token import keys as token_keys
+from pvr_keras.kinds.token.task import TokenTask
+from pvr_keras.tasks import BlockTask
 
 SLOTS_PER_CELL = 3  # as block.py: image, row offset, column offset
 IMAGE_SALT = 1  # as sequence.py: the image stream's salt
@@ -282,8 +284,8 @@ def sequence_source(task, split, data_dir=None):
 def make_sequence_examples(task, seed, split, holdout=0):
     """Returns ``(fn, key)``, the twin of ``sequence.make_examples``: ``fn(index, constants)``
     gives ``x`` float32 (B, seq_len, 28, 28, 1), ``y``, ``tokens`` and ``image_index`` int32."""
-    key = keys.token_stream_key(task, seed, split, holdout)
-    image_key = keys.token_stream_key(task, seed, split, holdout, IMAGE_SALT)
+    key = token_keys.stream_key(task, seed, split, holdout)
+    image_key = token_keys.stream_key(task, seed, split, holdout, IMAGE_SALT)
     tokens_fn = token_device.make_examples(task, key, split, holdout)
 
     def examples(index, constants):

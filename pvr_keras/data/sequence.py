@@ -10,7 +10,6 @@ import numpy as np
 import tensorflow as tf
 
 from pvr_keras.data import random
-from pvr_keras.data import token as token_data
 from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.images import load_images
 from pvr_keras.data.pipeline import (
@@ -21,7 +20,8 @@ from pvr_keras.data.pipeline import (
     collect_arrays,
 )
 from pvr_keras.data.request import stream_request
-from pvr_keras.tasks import TokenTask
+from pvr_keras.kinds.token import tf_data as token_data
+from pvr_keras.kinds.token.task import TokenTask
 
 NUM_DIGITS = 10
 CHUNK_EXAMPLES = 1024  # sequences made per map call; sliced into batches afterwards

@@ -1,7 +1,13 @@
-"""The PVR rules: pure, backend-free NumPy references (the tf.data pipelines follow them)."""
+"""The PVR rules: pure, backend-free NumPy references (the tf.data pipelines follow them).
+
+The rules of the kinds that are folders (``pvr_keras/kinds/<name>/task.py``: ``TokenTask``,
+``BlockTask``, ``ChainTask``) are re-exported here on first use, so that importing this
+package never runs ``pvr_keras.kinds`` (whose folders import ``tasks.aggregations``).
+"""
+
+import importlib
 
 from pvr_keras.tasks.aggregations import AGGREGATIONS, Aggregation, aggregate
-from pvr_keras.tasks.block import BlockTask
 from pvr_keras.tasks.boolean import (
     BOOLEAN_AGGREGATIONS,
     BOOLEAN_WINDOW_MODES,
@@ -13,10 +19,26 @@ from pvr_keras.tasks.boolean import (
 )
 from pvr_keras.tasks.domains import Domain
 from pvr_keras.tasks.functions import FunctionTask, parse_target
-from pvr_keras.tasks.token import WINDOW_MODES, TokenTask
+
+# Names from a kind's folder: {name: the module that defines it}.
+_FOLDERS = {
+    "BlockTask": "pvr_keras.tasks.block",
+    "ChainTask": "pvr_keras.kinds.chain.task",
+    "TokenTask": "pvr_keras.kinds.token.task",
+    "WINDOW_MODES": "pvr_keras.kinds.token.task",
+}
 
 __all__ = ["AGGREGATIONS", "BOOLEAN_AGGREGATIONS", "BOOLEAN_WINDOW_MODES", "WINDOW_MODES",
-           "Aggregation", "BlockTask", "BooleanFunction", "BooleanTask", "Domain",
+           "Aggregation", "BlockTask", "BooleanFunction", "BooleanTask", "ChainTask", "Domain",
            "FunctionTask", "TokenTask", "aggregate", "f3", "frozen_bits", "frozen_mask",
            "parse_target"]  # fmt: skip
-from pvr_keras.kinds.chain.task import ChainTask  # noqa: E402, F401  (its kind's folder)
+
+
+def __getattr__(name):
+    if name in _FOLDERS:
+        return getattr(importlib.import_module(_FOLDERS[name]), name)
+    raise AttributeError(f"module 'pvr_keras.tasks' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FOLDERS))

@@ -28,7 +28,7 @@ import numpy as np
 from pvr_keras.checks import check_int
 from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import AGGREGATIONS, Names, aggregate, check_aggregation
-from pvr_keras.tasks.token import integer_tokens
+from pvr_keras.tasks.inputs import integer_tokens
 
 SOURCES = ("mnist", "cifar10")
 SOURCE_SHAPES = {"mnist": (28, 28, 1), "cifar10": (32, 32, 3)}

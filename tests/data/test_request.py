@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 
 from pvr_keras.data import block as block_data
-from pvr_keras.data import boolean, device, device_boolean, device_images, token
+from pvr_keras.data import boolean, device_boolean, device_images
 from pvr_keras.data import sequence as sequence_data
 from pvr_keras.data.request import FIELDS, StreamRequest, stream_request
+from pvr_keras.kinds.token import jax_data as device
+from pvr_keras.kinds.token import tf_data as token
 from pvr_keras.tasks import BooleanTask, TokenTask, f3
 
 GENERATORS = (token.token_dataset, device.token_stream, boolean.boolean_dataset,

@@ -26,24 +26,11 @@ import numpy as np
 from pvr_keras.checks import check_int, is_integer
 from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import AGGREGATIONS, Names, aggregate, check_aggregation
+from pvr_keras.tasks.inputs import integer_tokens
 
 WINDOW_MODES = ("cyclic", "restricted")
 MAX_VALUES = 2**31 - 1  # tokens and labels are int32
 MAX_WINDOW_CODES = 2**53  # holdout draws a window as one integer below num_values**window
-
-
-def integer_tokens(x, name="tokens"):
-    """``x`` as an int64 array, refusing values that are not whole numbers (1.7, NaN, inf):
-    a float array of whole numbers is read as they are, nothing is rounded."""
-    x = np.asarray(x)
-    if x.dtype.kind in "iu":
-        return x.astype(np.int64, copy=False)
-    if x.dtype.kind == "b" or x.dtype.kind not in "f":
-        raise ValueError(f"{name} must be integers; received dtype {x.dtype}")
-    if not np.isfinite(x).all() or (x != np.round(x)).any():
-        bad = x[~np.isfinite(x) | (x != np.round(x))].ravel()[:3]
-        raise ValueError(f"{name} must be whole numbers; received values such as {bad.tolist()}")
-    return x.astype(np.int64)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,15 +1,16 @@
 """Token PVR as tf.data: batched, stateless, any size up to 5x10^7 and beyond in O(batch) memory.
 
 Example ``i`` of a split is a pure function of (seed, split, holdout, i): its tokens come from a
-counter-based hash (``random.py``), so the N training examples are the same N every epoch, in
-a new order each epoch, on every backend and run. Labels are computed in batched TF ops that
-follow ``TokenTask.label`` exactly (tested against it).
+counter-based hash (``pvr_keras.data.random``, the slots of ``keys``), so the N training
+examples are the same N every epoch, in a new order each epoch, on every backend and run.
+Labels are computed in batched TF ops that follow ``TokenTask.label`` exactly (tested against
+it); the TF twins of the token aggregations (``TF_RULES``) serve the block kind too.
 """
 
 import numpy as np
 import tensorflow as tf
 
-from pvr_keras.data import keys, random
+from pvr_keras.data import random
 from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.pipeline import (
     batched_dataset,
@@ -18,7 +19,9 @@ from pvr_keras.data.pipeline import (
     check_schedule,
 )
 from pvr_keras.data.request import StreamRequest, stream_request
-from pvr_keras.tasks import TokenTask, aggregations
+from pvr_keras.kinds.token import keys
+from pvr_keras.kinds.token.task import TokenTask
+from pvr_keras.tasks import aggregations
 
 CHUNK_EXAMPLES = 32_768
 
@@ -116,8 +119,8 @@ def _window_draw(task, holdout, split, bits, index):
     return _decode(task, rank + skipped)
 
 
-# The key of a token stream (shared with the JAX twin, device.py).
-stream_key = keys.token_stream_key
+# The key of a token stream (shared with the NumPy and JAX twins).
+stream_key = keys.stream_key
 
 
 def make_examples(task, key, split, holdout=0):
@@ -129,7 +132,7 @@ def make_examples(task, key, split, holdout=0):
     check_rule(task.aggregation, task.window, task.num_values)
 
     def examples(index):
-        bits = random.random_bits(key, index, task.seq_len + 2)
+        bits = random.random_bits(key, index, keys.num_slots(task))
         x = random.uniform_int(bits[:, : task.seq_len], task.num_values)
         pointers = random.uniform_int(bits[:, task.seq_len], task.pointer_values)
         x = tf.concat([pointers[:, None], x[:, 1:]], axis=1)

@@ -1,16 +1,18 @@
-"""Token PVR made on the JAX device: the twin of ``token.py``, bit for bit, without TensorFlow.
+"""Token PVR made on the JAX device: the twin of ``tf_data``, bit for bit, without TensorFlow.
 
 Example ``i`` of a split is the same pure function of (seed, split, holdout, i) as in
-``token_dataset``: the same stream key (``keys.py``), the same splitmix64 bits
-(``jax_random.py``, uint32 pairs), the same multiply-shift draws, holdout windows and labels,
-and the same epoch orders. ``token_stream`` serves the batches to ``model.fit`` as a
-``keras.utils.PyDataset`` whose arrays are made, and stay, on the accelerator
-(``device_stream.py``); ``token_arrays`` returns the first examples of a split as NumPy, to
-compare with ``data.token_arrays``. This module imports JAX and Keras, never TensorFlow.
+``token_dataset``: the same stream key and slots (``keys``), the same splitmix64 bits
+(``pvr_keras.data.jax_random``, uint32 pairs), the same multiply-shift draws, holdout windows
+and labels, and the same epoch orders. ``token_stream`` serves the batches to ``model.fit``
+as a ``keras.utils.PyDataset`` whose arrays are made, and stay, on the accelerator
+(``pvr_keras.data.device_stream``); ``token_arrays`` returns the first examples of a split
+as NumPy, to compare with ``data.token_arrays``. The JAX twins of the token aggregations
+(``JAX_RULES``) serve the block kind too. This module imports JAX and Keras, never
+TensorFlow.
 
 Example:
-    >>> from pvr_keras.data import device
-    >>> stream = device.token_stream(TokenTask(window=2), 10_000, batch_size=256)
+    >>> from pvr_keras.kinds.token import jax_data
+    >>> stream = jax_data.token_stream(TokenTask(window=2), 10_000, batch_size=256)
     >>> x, y = stream[0]          # jax.Arrays on the default device
     >>> x.shape, y.shape
     ((256, 11), (256,))
@@ -22,12 +24,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from pvr_keras.data import jax_random, keys
+from pvr_keras.data import jax_random
 from pvr_keras.data.checks import check_memory, check_positive, check_size
 from pvr_keras.data.device_stream import DeviceStream
 from pvr_keras.data.device_stream import collect as _collect
+from pvr_keras.data.keys import check_seed, check_split
 from pvr_keras.data.request import StreamRequest, stream_request
-from pvr_keras.tasks import TokenTask, aggregations
+from pvr_keras.kinds.token import keys
+from pvr_keras.kinds.token.task import TokenTask
+from pvr_keras.tasks import aggregations
 
 ARRAY_BATCH = 65_536
 
@@ -175,7 +180,7 @@ def _count_at_most(table, value):
 
 
 def _window_draw(task, holdout, split, bits, index):
-    """The twin of ``token._window_draw``: the window digits as a list of w (B,) int32, or
+    """The twin of ``tf_data._window_draw``: the window digits as a list of w (B,) int32, or
     None (IID)."""
     if not holdout:
         return None
@@ -199,7 +204,8 @@ def _window_draw(task, holdout, split, bits, index):
 
 def make_examples(task, key, split, holdout=0):
     """Returns ``fn(index, constants=()) -> {"x", "y"}`` for (B,) uint32 example indices,
-    traceable in ``jax.jit``: x int32 (B, seq_len), y int32 (B,), equal to ``token.make_examples``.
+    traceable in ``jax.jit``: x int32 (B, seq_len), y int32 (B,), equal to
+    ``tf_data.make_examples``.
 
     Slots of the hash: 0..seq_len-1 the tokens, seq_len the pointer, seq_len+1 the window.
     Written for XLA on a CPU as much as for an accelerator: the tokens are one elementwise
@@ -237,8 +243,8 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     _check_task(task)
     check_size(num_examples)
     check_positive("batch_size", batch_size)
-    keys.check_split(split)
-    keys.check_seed(seed)
+    check_split(split)
+    check_seed(seed)
     task.check_holdout(holdout)
     _check_holdout_size(task, holdout)
 
@@ -259,7 +265,7 @@ def token_stream(request=None, num_examples=None, /, **fields):
     r = stream_request(request, num_examples, fields, batch_size=1024)
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
     _validate(task, num_examples, split, seed, holdout, r.batch_size)
-    key = keys.token_stream_key(task, seed, split, holdout)
+    key = keys.stream_key(task, seed, split, holdout)
     return DeviceStream(
         make_examples(task, key, split, holdout),
         num_examples,
