@@ -3,7 +3,8 @@
 Example ``i`` of a split has exactly the tokens and label of example ``i`` of
 ``token_dataset`` with the same (task, seed, split, holdout); each token ``t`` is then drawn as
 an MNIST image of digit ``t``, picked uniformly among that split's images of ``t`` by a
-separate counter-based hash of (seed, split, holdout, i, position). Batched TF ops only.
+separate counter-based hash of (seed, split, holdout, i, position) (the two keys: ``keys``).
+Batched TF ops only.
 """
 
 import numpy as np
@@ -20,12 +21,12 @@ from pvr_keras.data.pipeline import (
     collect_arrays,
 )
 from pvr_keras.data.request import stream_request
+from pvr_keras.kinds.sequence import keys
+from pvr_keras.kinds.sequence.keys import NUM_DIGITS
 from pvr_keras.kinds.token import tf_data as token_data
 from pvr_keras.kinds.token.task import TokenTask
 
-NUM_DIGITS = 10
 CHUNK_EXAMPLES = 1024  # sequences made per map call; sliced into batches afterwards
-_IMAGE_SALT = 1  # the image stream: token_data.stream_key(task, seed, split, holdout, _IMAGE_SALT)
 
 
 def _validate(task, num_examples, split, seed, holdout, batch_size):
@@ -64,8 +65,7 @@ def make_examples(task, seed, split, holdout=0, data_dir=None):
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     images_t, order_t = tf.constant(images), tf.constant(order)
     starts_t, counts_t = tf.constant(starts), tf.constant(counts)
-    key = token_data.stream_key(task, seed, split, holdout)
-    image_key = token_data.stream_key(task, seed, split, holdout, _IMAGE_SALT)
+    key, image_key = keys.stream_keys(task, seed, split, holdout)
     tokens_fn = token_data.make_examples(task, key, split, holdout)
 
     def examples(index):
