@@ -154,12 +154,12 @@ def block_rate(n, source):
             from pvr_keras.tasks import BlockTask
 
             if source == "device":
-                from pvr_keras.data import device_images
+                from pvr_keras.kinds.block import jax_data
 
-                inputs = device_images.block_stream(
+                inputs = jax_data.block_stream(
                     BlockTask(), n, split="train", seed=0, batch_size=50, epochs=None
                 )
-                what = "device input (data.device_images) on MNIST"
+                what = "device input (kinds.block.jax_data) on MNIST"
             else:
                 from pvr_keras import data
 

@@ -19,7 +19,7 @@ layer: they are named by reference, never imported from here).
 
 # The paper's order: the token task first.
 from pvr_keras.kinds.token import kind as _token  # noqa: E402, F401, I001  (registers it)
-from pvr_keras.kinds import block  # noqa: E402, F401, I001  (registers it)
+from pvr_keras.kinds.block import kind as _block  # noqa: E402, F401, I001  (registers it)
 from pvr_keras.kinds.sequence import kind as _sequence  # noqa: E402, F401, I001  (registers it)
 from pvr_keras.kinds import boolean, gotu  # noqa: E402, F401, I001  (registers them)
 from pvr_keras.kinds.chain import kind as _chain  # noqa: E402, F401, I001  (then chain)

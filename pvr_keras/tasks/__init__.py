@@ -22,7 +22,7 @@ from pvr_keras.tasks.functions import FunctionTask, parse_target
 
 # Names from a kind's folder: {name: the module that defines it}.
 _FOLDERS = {
-    "BlockTask": "pvr_keras.tasks.block",
+    "BlockTask": "pvr_keras.kinds.block.task",
     "ChainTask": "pvr_keras.kinds.chain.task",
     "TokenTask": "pvr_keras.kinds.token.task",
     "WINDOW_MODES": "pvr_keras.kinds.token.task",

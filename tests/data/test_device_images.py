@@ -10,8 +10,8 @@ import pytest
 import tensorflow_datasets as tfds
 
 from pvr_keras import data
-from pvr_keras.data import device_images
 from pvr_keras.data.images import clear_cache
+from pvr_keras.kinds.block import jax_data as device_images
 from pvr_keras.kinds.sequence import jax_data as sequence_device
 from pvr_keras.tasks import BlockTask, TokenTask
 from tests.tfds_fakes import fake_prepared

@@ -1,15 +1,14 @@
-"""Block PVR made on the JAX device: the twin of ``block.py``, bit for bit (the image
-sequences' twin is in their kind's folder, ``kinds/sequence/jax_data.py``).
+"""Block PVR made on the JAX device: the twin of ``tf_data``, bit for bit.
 
 The source images are read once from TFDS on the host (``images.load_images``; TensorFlow is
 kept off the accelerators for it) and then live in device memory, passed to the jitted batch
 program as arguments. A block image starts as zeros and each cell's image is placed in its
-cell by ``lax.dynamic_update_slice`` at the cell's jitter offset, as ``block.py``'s XLA
+cell by ``lax.dynamic_update_slice`` at the cell's jitter offset, as ``tf_data``'s XLA
 composer does: batched over the examples (one zero tile per cell, then the tiles side by
 side) on an accelerator, one example after another into one canvas in place on a CPU. The
-hash, draws and labels are ``jax_random``'s and ``device``'s twins of the TF ones, so for the
-same (task, seed, split, holdout, index) the pixels, labels, offsets and image indices equal
-``data.block_arrays``.
+hash, draws and labels are the twins of the TF ones (``jax_random``; the aggregations of the
+token kind's ``jax_data``), so for the same (task, seed, split, holdout, index) the pixels,
+labels, offsets and image indices equal ``data.block_arrays``.
 """
 
 import jax
@@ -17,17 +16,18 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from pvr_keras.data import jax_random, keys
+from pvr_keras.data import jax_random
 from pvr_keras.data.checks import check_memory, check_positive, check_size
 from pvr_keras.data.device_stream import DeviceStream
 from pvr_keras.data.device_stream import collect as _collect
+from pvr_keras.data.keys import check_seed, check_split
 from pvr_keras.data.request import stream_request
+from pvr_keras.kinds.block import keys
+from pvr_keras.kinds.block.task import BlockTask
 from pvr_keras.kinds.token import jax_data as token_device
-from pvr_keras.tasks import BlockTask
 
-SLOTS_PER_CELL = 3  # as block.py: image, row offset, column offset
 DTYPES = ("float32", "uint8")
-CHUNK_EXAMPLES = 1024  # examples per dispatch, as block.py's chunks
+CHUNK_EXAMPLES = 1024  # examples per dispatch, as tf_data's chunks
 # How block images are composed: None picks by platform ("in_place" on a CPU, "batched"
 # elsewhere); both give the same pixels (tests run both).
 COMPOSE = None
@@ -42,7 +42,7 @@ def _load_images(name, split, data_dir):
 
 
 def to_float(x):
-    """uint8 pixels -> float32 in [0, 1], as ``block.to_float``."""
+    """uint8 pixels -> float32 in [0, 1], as ``tf_data.to_float``."""
     return x.astype(jnp.float32) * np.float32(1.0 / 255.0)
 
 
@@ -51,8 +51,8 @@ def _check_block(task, num_examples, split, seed, holdout, batch_size, dtype):
         raise ValueError(f"task must be a BlockTask; received {type(task).__name__}")
     check_size(num_examples)
     check_positive("batch_size", batch_size)
-    keys.check_split(split)
-    keys.check_seed(seed)
+    check_split(split)
+    check_seed(seed)
     task.check_holdout(holdout)
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; received {dtype!r}")
@@ -60,7 +60,7 @@ def _check_block(task, num_examples, split, seed, holdout, batch_size, dtype):
 
 def _pools(task, split, holdout, labels):
     """Per value cell, the sorted indices of the images it may hold, or None for all of
-    them (as ``block._pools``)."""
+    them (as ``tf_data._pools``)."""
     if not holdout:
         return [None] * task.num_value_cells
     pools = []
@@ -101,8 +101,8 @@ def block_source(task, split, holdout=False, data_dir=None):
     return constants, static
 
 
-def make_block_examples(task, key, static, dtype="float32"):
-    """Returns ``fn(index, constants) -> dict``, the twin of ``block.make_examples``: ``x``
+def make_examples(task, key, static, dtype="float32"):
+    """Returns ``fn(index, constants) -> dict``, the twin of ``tf_data.make_examples``: ``x``
     (B, *task.image_shape) float32 in [0, 1] (or uint8), ``y`` int32 (B,), and int32
     ``cell_labels`` (B, cells), ``offsets`` (B, cells, 2), ``image_index`` (B, cells)."""
     g, cell, channels, cells = task.grid, task.cell, task.channels, task.num_cells
@@ -122,7 +122,7 @@ def make_block_examples(task, key, static, dtype="float32"):
 
     def compose_in_place(pointer_images, value_images, image_index, offsets):
         """The same canvas by a loop over the examples copying each cell's image into one
-        zero canvas in place (block.py's way): faster than batched scatters on a CPU."""
+        zero canvas in place (tf_data's way): faster than batched scatters on a CPU."""
 
         def one(b, canvas):
             for k in range(cells):
@@ -141,8 +141,8 @@ def make_block_examples(task, key, static, dtype="float32"):
 
     def examples(index, constants):
         pointer_images, value_images, pointer_labels, value_labels, pools = constants
-        hi, _ = jax_random.random_bits(key, index, SLOTS_PER_CELL * cells)
-        hi = hi.reshape(-1, cells, SLOTS_PER_CELL)
+        hi, _ = jax_random.random_bits(key, index, keys.num_slots(task))
+        hi = hi.reshape(-1, cells, keys.SLOTS_PER_CELL)
         picks = []
         for k in range(cells):
             pick = jax_random.uniform_int(hi[:, k, 0], sizes[k])
@@ -190,11 +190,6 @@ def make_block_examples(task, key, static, dtype="float32"):
     return examples
 
 
-def _block_key(seed, split):
-    # As block.py: IID and holdout share the key; only the value pools differ.
-    return keys.stream_key(seed, split)
-
-
 def block_stream(request=None, num_examples=None, /, *, dtype="float32", **fields):
     """Batched block-style visual PVR examples made on the JAX device: ``block_dataset``'s
     twin (the same request, the same batches in the same order).
@@ -207,9 +202,9 @@ def block_stream(request=None, num_examples=None, /, *, dtype="float32", **field
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
     _check_block(task, num_examples, split, seed, holdout, r.batch_size, dtype)
     constants, static = block_source(task, split, holdout, r.data_dir)
-    key = _block_key(seed, split)
+    key = keys.stream_key(seed, split)
     return DeviceStream(
-        make_block_examples(task, key, static, dtype),
+        make_examples(task, key, static, dtype),
         num_examples,
         r.batch_size,
         key,
@@ -228,10 +223,10 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
     pixels = int(np.prod(task.image_shape))
     check_memory(num_examples, 8 * pixels + 48 * task.num_cells, "block_arrays")
     constants, static = block_source(task, split, holdout, data_dir)
-    key = _block_key(seed, split)
+    key = keys.stream_key(seed, split)
     names = ("x", "y", "cell_labels", "offsets", "image_index")
     stream = DeviceStream(
-        make_block_examples(task, key, static),
+        make_examples(task, key, static),
         num_examples,
         min(num_examples, CHUNK_EXAMPLES),
         key,

@@ -1,12 +1,12 @@
 """Block-style visual PVR as tf.data: images composed in batched TF ops, stateless, O(batch).
 
 Example ``i`` of a split is a pure function of (seed, split, holdout, i): for every cell a
-counter-based hash (``random.py``) picks a source image, uniformly among the images that cell
-may hold, and a uniform jitter offset inside the cell. Batches are composed ~1000 examples
-at a time by one XLA-compiled function (the hash, the labels and ``make_composer``'s in-place
-copies of each image into a zero canvas; no per-example Python) and then split into batches.
-Images of the train split always come from the TFDS train split, test from test. Labels
-follow ``BlockTask.label`` (tested against it).
+counter-based hash (``pvr_keras.data.random``, the slots of ``keys``) picks a source image,
+uniformly among the images that cell may hold, and a uniform jitter offset inside the cell.
+Batches are composed ~1000 examples at a time by one XLA-compiled function (the hash, the
+labels and ``make_composer``'s in-place copies of each image into a zero canvas; no
+per-example Python) and then split into batches. Images of the train split always come from
+the TFDS train split, test from test. Labels follow ``BlockTask.label`` (tested against it).
 
 ``dtype="uint8"`` yields the raw pixels (0-255), a quarter of the bytes of float32 images;
 scale them to [0, 1] on the accelerator (a cast after batching, or ``keras.layers.Rescaling``
@@ -31,10 +31,11 @@ from pvr_keras.data.pipeline import (
     collect_arrays,
 )
 from pvr_keras.data.request import stream_request
+from pvr_keras.kinds.block import keys
+from pvr_keras.kinds.block.keys import stream_key
+from pvr_keras.kinds.block.task import BlockTask
 from pvr_keras.kinds.token import tf_data as token_data
-from pvr_keras.tasks import BlockTask
 
-_SLOTS = 3  # hash slots per cell: image, row offset, column offset
 CHUNK_EXAMPLES = 1024  # images composed per map call; sliced into batches afterwards
 DTYPES = ("float32", "uint8")
 
@@ -148,7 +149,8 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
 
     def examples(index):
         bits = tf.reshape(
-            random.random_bits(key, index, _SLOTS * task.num_cells), [-1, task.num_cells, _SLOTS]
+            random.random_bits(key, index, keys.num_slots(task)),
+            [-1, task.num_cells, keys.SLOTS_PER_CELL],
         )
         picks = []
         for k in range(task.num_cells):
@@ -188,7 +190,7 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
         }
 
     # One XLA computation for the hash, the labels and the copies (the composer's function is
-    # inlined into it), as token.py does for its integer ops.
+    # inlined into it), as the token kind's tf_data does for its integer ops.
     return tf.function(examples, jit_compile=True, autograph=False)
 
 
@@ -199,12 +201,6 @@ def _validate(task, num_examples, split, seed, holdout, batch_size):
     random.check_split(split)
     random.check_seed(seed)
     task.check_holdout(holdout)
-
-
-def stream_key(seed, split):
-    """The key of a split's stream (``make_examples``'s ``key``). IID and holdout share it:
-    the same pointers and offsets, only the value pools differ."""
-    return random.stream_key(seed, split)
 
 
 def block_dataset(request=None, num_examples=None, /, *, dtype="float32", **fields):
@@ -281,8 +277,8 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
 
 
 def prepare(task, data_dir=None, *, download=True):
-    """Prepares the TFDS images the task draws from in ``data_dir`` (the block and sequence
-    kinds' ``prepare``): a no-op when they are there; downloads them if allowed."""
+    """Prepares the TFDS images the task draws from in ``data_dir`` (the block kind's
+    ``prepare``): a no-op when they are there; downloads them if allowed."""
     from pvr_keras.data import images
 
     images.prepare_sources(task.sources, data_dir, download=download)
