@@ -15,7 +15,9 @@ text):
 - ``references`` (code found by ``"module:name"`` / ``"file.py:name"``, and when it may be
   imported), ``registry`` (models by name or reference), ``tasks`` (the rules, NumPy),
   ``hyperparams`` (a run's train section and the paper's settings of it);
-- ``kinds`` (one spec per task kind);
+- ``kinds`` (one spec per task kind, and the registry; a built-in kind is one folder,
+  ``kinds/<name>/``, one module a role, each standing at its role's layer: its task and rule
+  with the rules, its generators with the data, its benchmark hooks with the benchmarks);
 - ``runconfig`` (one run config: task, model, data, train section, system; a run's identity
   and id), ``legacy`` (runs read back from records, old layouts too);
 - ``data`` (tf.data pipelines and their JAX twins), ``models`` (the six architectures),

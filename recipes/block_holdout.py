@@ -22,7 +22,7 @@ examples with pointer 0 and label 1-3 (Figure 8), columns 2-4 the same over the 
 whose pointer names the top-right, bottom-left and bottom-right cell; held-out classes of
 that cell in red.
 
-Presets as ``block_iid.py`` (``pvr_keras.kinds.block.PRESETS``; ``paper``: width 64, Adam
+Presets as ``block_iid.py`` (``pvr_keras.kinds.block.kind.PRESETS``; ``paper``: width 64, Adam
 1e-4, batch 50, 10 epochs, 60k/10k; ``medium``: width 16, 60k/10k, 5 epochs of Adam 2e-3 with
 cosine decay; ``quick``: width 8, 25k examples, 5 epochs of Adam 2e-3 with cosine decay).
 Measured for ``quick`` on real MNIST, TensorFlow, a 2-core CPU shared with other jobs
@@ -41,7 +41,7 @@ import json
 import pathlib
 
 from pvr_keras import cli, files
-from pvr_keras.kinds.block import PRESETS
+from pvr_keras.kinds.block.kind import PRESETS
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,7 +14,7 @@ Writes into ``--out``: config.json, record.json (the run record), history.csv,
 learning_curve.png and model.keras (so that ``block_holdout.py --iid-run`` can reuse it).
 Killed and started again with the same command, it resumes.
 
-Presets (``pvr_keras.kinds.block.PRESETS``, shared with ``block_holdout.py``). ``paper``:
+Presets (``pvr_keras.kinds.block.kind.PRESETS``, shared with ``block_holdout.py``). ``paper``:
 ResNet18 at torchvision width 64, the paper's recipe (Adam 1e-4, batch 50, 10 epochs,
 constant rate), 60,000 training and 10,000 test examples. ``quick`` (2-core CPU):
 ResNet18 at width 8 (178k parameters), 25,000 training examples, 5 epochs of Adam 2e-3 with a
@@ -29,7 +29,7 @@ jobs (load average 8-9): test accuracy 94.7%, training accuracy 98.0%, 4.5 min o
 import dataclasses
 
 from pvr_keras import cli
-from pvr_keras.kinds.block import PRESETS
+from pvr_keras.kinds.block.kind import PRESETS
 
 
 @dataclasses.dataclass(frozen=True)

@@ -30,8 +30,8 @@ def doc_file(name):
 @pytest.mark.slow  # one tiny training in a fresh process
 def test_an_aggregation_of_your_own_trains_through_train_py(tmp_path, monkeypatch):
     from pvr_keras import legacy
-    from pvr_keras.data import token
     from pvr_keras.errors import UntrustedCode
+    from pvr_keras.kinds.token import tf_data as token
     from pvr_keras.training import evaluate
 
     (tmp_path / "my_aggs.py").write_text(doc_file("my_aggs.py"))

@@ -11,9 +11,10 @@ Token part: examples/s (labels included, batch 1024) of ``data.token_dataset`` n
 dataset class does, and (b) a vectorised NumPy reference; the ratios; and the peak RSS of a
 process streaming one full epoch of 5x10^7 examples. Targets (2-core CPU): >= 1x NumPy,
 >= 20x the generator, peak RSS < 1.5 GB. Also the JAX device generator
-(``data.device.token_stream``, the same examples, shuffled, 5x10^7 per epoch) read from Python
-as Keras on JAX reads it, each batch waited for: target >= 3x the NumPy reference. Contenders
-run interleaved, best of ``--repeats``, with CPU time per example (all threads) beside them.
+(``kinds.token.jax_data.token_stream``, the same examples, shuffled, 5x10^7 per epoch) read
+from Python as Keras on JAX reads it, each batch waited for: target >= 3x the NumPy reference.
+Contenders run interleaved, best of ``--repeats``, with CPU time per example (all threads)
+beside them.
 
 Measured 2026-12-01 on a 2-core CPU while it was shared (two other engineers and a long
 experiment; load average 3-10), ``--part token --quick``, five runs: device generator 12.0-18.3
@@ -108,14 +109,14 @@ def tf_batches(task):
 
 
 def device_batches(task):
-    """The JAX device generator (``data.device.token_stream``) read from Python as Keras on
-    JAX reads a ``PyDataset``; each batch is waited for (``block_until_ready``), so the rate
-    counts making the examples, not only dispatching the program."""
+    """The JAX device generator (``kinds.token.jax_data.token_stream``) read from Python as
+    Keras on JAX reads a ``PyDataset``; each batch is waited for (``block_until_ready``), so
+    the rate counts making the examples, not only dispatching the program."""
     import jax
 
-    from pvr_keras.data import device
+    from pvr_keras.kinds.token import jax_data
 
-    for batch in device.token_stream(task, 50_000_000, batch_size=BATCH, epochs=None):
+    for batch in jax_data.token_stream(task, 50_000_000, batch_size=BATCH, epochs=None):
         yield jax.block_until_ready(batch)
 
 

@@ -36,7 +36,7 @@ over an epoch; short runs (``--quick``) overstate it.
 
 ``--part input`` (also in the default ``all``, JAX only): epochs of the MLP with every width
 divided by ``--mlp-divisor`` 16 (5,854 parameters, where the input is the largest share of a
-step), fed by the device generator (``data.device.token_stream``) and by tf.data
+step), fed by the device generator (``kinds.token.jax_data.token_stream``) and by tf.data
 (``data.token_dataset``), same examples and order, the library's compile; medians over
 ``--repeats`` alternating fits of 1 + ``--input-epochs`` epochs, the first not counted.
 Target: device input >= 1.5x faster.
@@ -383,8 +383,8 @@ class _EpochClock:
 
 def bench_input(args):
     """Epochs of a narrow MLP (widths / ``--mlp-divisor``) on JAX, fed by the device
-    generator (``data.device.token_stream``) and by tf.data (``data.token_dataset``), the same
-    examples in the same order, through the library's compile (the paper's SGD recipe).
+    generator (``kinds.token.jax_data.token_stream``) and by tf.data (``data.token_dataset``),
+    the same examples in the same order, through the library's compile (the paper's SGD recipe).
 
     Each run is one ``fit`` of 1 + ``--input-epochs`` epochs (the first compiles and is not
     counted); runs alternate between the inputs ``--repeats`` times. Returns the medians.
@@ -392,7 +392,7 @@ def bench_input(args):
     import keras
 
     from pvr_keras import data, models, training
-    from pvr_keras.data import device
+    from pvr_keras.kinds.token import jax_data
     from pvr_keras.registry import width_kwargs
     from pvr_keras.tasks import TokenTask
 
@@ -400,7 +400,7 @@ def bench_input(args):
     n = args.input_examples
     recipe = dataclasses.replace(training.TOKEN, batch_size=args.batch_size)
     widths = width_kwargs("mlp", 1 / args.mlp_divisor)
-    streams = {"device": device.token_stream, "tfdata": data.token_dataset}
+    streams = {"device": jax_data.token_stream, "tfdata": data.token_dataset}
 
     def run(source):
         keras.utils.set_random_seed(0)
@@ -514,7 +514,7 @@ def print_input(row, args):
         f"steps_per_execution {args.steps_per_execution}; medians of {row['epochs']} epochs; "
         f"{row['device']}):"
     )
-    for source, what in (("device", "device input (data.device)"), ("tfdata", "tf.data")):
+    for source, what in (("device", "device input (jax_data)"), ("tfdata", "tf.data")):
         print(
             f"  {what:28s} {rate[source]:12,.0f} examples/s  {cpu[source]:6.2f} us CPU/example"
             f"  ±{100 * row['spread'][source]:.0f}%"

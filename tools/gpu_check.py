@@ -8,7 +8,7 @@ Trains mlp and mixer (paper widths, batch 1024, the paper's SGD recipe) for two 
 ``--token-examples`` token examples, and resnet18 (width 64, Adam, batch 50) for two epochs of
 ``--block-examples`` 80x80 block images, and prints examples/s of the second epoch (the first
 includes compilation), once per input: ``device`` (JAX only: batches made on the accelerator
-by ``data.device`` / ``data.device_images``, the default first on JAX) and ``tfdata`` (the
+by the kinds' ``jax_data`` modules, the default first on JAX) and ``tfdata`` (the
 library's tf.data pipelines on the host; TensorFlow is kept off the GPU, which JAX holds).
 Without TensorFlow (or, for blocks, the prepared MNIST) the tf.data rows fall back to NumPy
 arrays made with the same task rules (the rate then measures the model, not the pipeline),
@@ -131,9 +131,10 @@ def token_rate(name, n, source):
     task = TokenTask(window=1)
     recipe = dataclasses.replace(training.TOKEN, epochs=2, warmup_epochs=1)
     if source == "device":
-        from pvr_keras.data import device
+        from pvr_keras.kinds.token import jax_data
 
-        inputs, what = device.token_stream(task, n, epochs=None), "device input (data.device)"
+        inputs = jax_data.token_stream(task, n, epochs=None)
+        what = "device input (kinds.token.jax_data)"
     elif HAVE_TF:
         from pvr_keras import data
 
@@ -153,12 +154,12 @@ def block_rate(n, source):
             from pvr_keras.tasks import BlockTask
 
             if source == "device":
-                from pvr_keras.data import device_images
+                from pvr_keras.kinds.block import jax_data
 
-                inputs = device_images.block_stream(
+                inputs = jax_data.block_stream(
                     BlockTask(), n, split="train", seed=0, batch_size=50, epochs=None
                 )
-                what = "device input (data.device_images) on MNIST"
+                what = "device input (kinds.block.jax_data) on MNIST"
             else:
                 from pvr_keras import data
 

@@ -1,12 +1,16 @@
 """Data for every PVR task: tf.data pipelines, and their JAX twins made on the device.
 
-The tf.data modules (``token``, ``block``, ``sequence``, ``boolean``, ``random``,
-``tf_setup``) are the only ones that import tensorflow directly; the first of them to load sets
-TensorFlow's devices (``tf_setup.configure_devices``: GPUs hidden under JAX, memory growth
-under TensorFlow) before any op. The device twins (``device``, ``device_images``,
-``device_boolean``, ``jax_random``) import JAX, and the token and Boolean ones never
-TensorFlow, so this package loads its members lazily: ``from pvr_keras.data import device``
-does not start TensorFlow.
+A kind in a folder keeps its generators there (``pvr_keras/kinds/<name>/``: ``tf_data``,
+``jax_data``, ``numpy_data``); this package holds what the generators share (``random``,
+``jax_random``, ``numpy_random``, ``keys``, ``pipeline``, ``request``, ``device_stream``,
+``images``, ``checks``, ``tf_setup``), the Boolean kinds' generators, and names the public
+ones (``token_dataset``, ``block_arrays``, ...) wherever they live. ``token``, ``device``,
+``block``, ``sequence`` and ``device_images`` are aliases of the folders' modules, kept for
+the paths they had. The tf.data modules are the only ones that import tensorflow directly;
+the first of them to load sets TensorFlow's devices (``tf_setup.configure_devices``: GPUs
+hidden under JAX, memory growth under TensorFlow) before any op. The device twins import JAX,
+and the token and Boolean ones never TensorFlow, so this package loads its members lazily:
+``from pvr_keras.kinds.token import jax_data`` does not start TensorFlow.
 """
 
 import importlib
@@ -16,14 +20,14 @@ _MEMBERS = {
     "chain_arrays": "pvr_keras.kinds.chain.numpy_data",
     "boolean_arrays": "boolean",
     "boolean_dataset": "boolean",
-    "block_arrays": "block",
-    "block_dataset": "block",
+    "block_arrays": "pvr_keras.kinds.block.tf_data",
+    "block_dataset": "pvr_keras.kinds.block.tf_data",
     "load_images": "images",
-    "sequence_arrays": "sequence",
-    "sequence_dataset": "sequence",
+    "sequence_arrays": "pvr_keras.kinds.sequence.tf_data",
+    "sequence_dataset": "pvr_keras.kinds.sequence.tf_data",
     "StreamRequest": "request",
-    "token_arrays": "token",
-    "token_dataset": "token",
+    "token_arrays": "pvr_keras.kinds.token.tf_data",
+    "token_dataset": "pvr_keras.kinds.token.tf_data",
 }
 
 __all__ = sorted(_MEMBERS)
@@ -31,7 +35,7 @@ __all__ = sorted(_MEMBERS)
 
 def __getattr__(name):
     if name in _MEMBERS:
-        module = _MEMBERS[name]
+        module = _MEMBERS[name]  # a module of this package, or a kind's (a dotted path)
         module = module if "." in module else f"pvr_keras.data.{module}"
         return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'pvr_keras.data' has no attribute {name!r}")

@@ -1,65 +1,6 @@
-"""Token and Boolean PVR examples in plain NumPy: example ``i`` of a split, by index (the
-Boolean ones are the boolean kind's, ``kinds.boolean.numpy_data``, re-exported here).
+"""Token and Boolean PVR examples in plain NumPy, by index: an alias of each kind's own
+``numpy_data`` (``pvr_keras.kinds.token.numpy_data``, ``pvr_keras.kinds.boolean.numpy_data``),
+kept for the code that imports them from here."""
 
-The third twin of the generators, after tf.data (``token.py``, ``boolean.py``) and JAX
-(``device.py``, ``device_boolean.py``): the same hash of (seed, split, holdout, index), the
-same draws and the labels of the tasks' own NumPy rules, so any index array gives the rows the
-streams give for those indices, with no TensorFlow and no JAX (a PyTorch ``DataLoader`` worker
-imports only this). Memory is O(len(index)).
-
-    >>> from pvr_keras.tasks import TokenTask
-    >>> x, y = token_examples(TokenTask(window=2), [0, 1, 2], seed=0, split="test")
-    >>> x.shape, y.shape, x.dtype.name, y.dtype.name
-    ((3, 11), (3,), 'int32', 'int32')
-"""
-
-import numpy as np
-
-from pvr_keras.data import keys, numpy_random
 from pvr_keras.kinds.boolean.numpy_data import boolean_examples, boolean_points  # noqa: F401
-from pvr_keras.tasks.token import TokenTask
-
-
-def _index(index):
-    index = np.asarray(index)
-    if index.ndim != 1 or not (index.size == 0 or np.issubdtype(index.dtype, np.integer)):
-        raise ValueError(f"index must be a 1-D array of integers; received {index!r:.80}")
-    if index.size and index.min() < 0:
-        raise ValueError(f"indices must be non-negative; received {int(index.min())}")
-    return index.astype(np.int64)
-
-
-def _window_draw(task, holdout, split, bits, index):
-    """``token._window_draw`` in NumPy: window digits (B, w), or None when all are allowed."""
-    if not holdout:
-        return None
-    codes = keys.held_out_codes(task, holdout)
-    powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
-    if split == "test":
-        picked = codes[index % holdout]
-    else:
-        rank = numpy_random.uniform_int(bits, task.num_values**task.window - holdout)
-        shifted = codes - np.arange(len(codes), dtype=np.int64)
-        picked = rank + np.searchsorted(shifted, rank, side="right")
-    return (picked[:, None] // powers) % task.num_values
-
-
-def token_examples(task, index, *, seed=0, split="train", holdout=0):
-    """Examples ``index`` of a token split: x int32 (B, seq_len), y int32 (B,), the rows that
-    ``token_dataset`` / ``token_arrays`` give for these indices."""
-    if not isinstance(task, TokenTask):
-        raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
-    keys.check_split(split)
-    task.check_holdout(holdout)
-    index = _index(index)
-    key = keys.token_stream_key(task, seed, split, holdout)
-    bits = numpy_random.random_bits(key, index, task.seq_len + 2)
-    x = numpy_random.uniform_int(bits[:, : task.seq_len], task.num_values)
-    x[:, 0] = numpy_random.uniform_int(bits[:, task.seq_len], task.pointer_values)
-    window = _window_draw(task, holdout, split, bits[:, task.seq_len + 1], index)
-    if window is not None:
-        n = task.num_positions
-        offset = (np.arange(n, dtype=np.int64)[None] - x[:, :1]) % n
-        digits = np.take_along_axis(window, np.minimum(offset, task.window - 1), axis=1)
-        x[:, 1:] = np.where(offset < task.window, digits, x[:, 1:])
-    return x.astype(np.int32), task.label(x).astype(np.int32)
+from pvr_keras.kinds.token.numpy_data import token_examples  # noqa: F401

@@ -3,8 +3,8 @@
 Example ``i`` of a split is ``examples(index)`` of a task's generator, a pure function of the
 index; a stream visits [0, N) once per epoch in an order keyed by (stream key, epoch)
 (``random.epoch_order``), makes many batches per XLA call and slices them, and counts its
-epochs across iterations (``epochs_dataset``). ``token.py``, ``block.py`` and ``sequence.py``
-keep only what is specific to their task: the generator.
+epochs across iterations (``epochs_dataset``). A kind's ``tf_data`` module (``kinds/<name>/``)
+keeps only what is specific to its task: the generator.
 """
 
 import math

@@ -9,18 +9,25 @@
 - ``gotu``: a Boolean function learned on a seen domain (Abbe et al. 2023), ``FunctionTask``,
   tested on the whole cube.
 
-A kind of your own is one file: its task dataclass (with ``label``), its generators and a
-``TaskKind`` (see ``docs/extending.md``); ``kind("my_pkg.kinds:MY_KIND")`` finds it. Nothing
-here imports a framework: the generators are named ``"module:function"`` and imported when a
-run needs them. A kind's ``BenchmarkHooks`` make it a family of benchmark configs; the
-built-in kinds' hook functions are in ``<kind>_benchmark.py`` beside them (at the benchmark
-layer: they are named by reference, never imported from here).
+A built-in kind is one folder, ``kinds/<name>/`` (``token``, ``block``, ``sequence``,
+``chain``), one module a role: ``task`` (its task dataclass and NumPy rule), ``keys``,
+``numpy_data``, ``tf_data``, ``jax_data`` (its generators), ``kind`` (its ``TaskKind`` and
+training settings) and ``benchmark`` (its benchmark hooks); each module stands at its role's
+layer (``tests/test_layout.py``). A kind of your own is one file or a folder of that shape:
+its task dataclass (with ``label``), its generators and a ``TaskKind`` (see
+``docs/extending.md``); ``kind("my_pkg.kinds:MY_KIND")`` finds it. Nothing here imports a
+framework: the generators are named ``"module:function"`` and imported when a run needs
+them. A kind's ``BenchmarkHooks`` make it a family of benchmark configs; their functions
+(a folder's ``benchmark``, or ``<kind>_benchmark.py`` beside a kind in one file) stand at the
+benchmark layer: they are named by reference, never imported from here.
 """
 
 # The paper's order: the token task first.
-from pvr_keras.kinds import token, block, sequence  # noqa: E402, F401, I001  (registers them)
-from pvr_keras.kinds.boolean import kind as _boolean  # noqa: E402, F401, I001  (then the folders')
-from pvr_keras.kinds.gotu import kind as _gotu  # noqa: E402, F401, I001
+from pvr_keras.kinds.token import kind as _token  # noqa: E402, F401, I001  (registers it)
+from pvr_keras.kinds.block import kind as _block  # noqa: E402, F401, I001  (registers it)
+from pvr_keras.kinds.sequence import kind as _sequence  # noqa: E402, F401, I001  (registers it)
+from pvr_keras.kinds.boolean import kind as _boolean  # noqa: E402, F401, I001  (registers it)
+from pvr_keras.kinds.gotu import kind as _gotu  # noqa: E402, F401, I001  (registers it)
 from pvr_keras.kinds.chain import kind as _chain  # noqa: E402, F401, I001  (then chain)
 from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, kind, kind_names, register_kind
 

@@ -15,8 +15,8 @@ the same range. Tie rules are pinned in DESIGN.md:
 ``min``, ``max``.
 
 Each backend keeps its rules in one table keyed by these names: ``NUMPY`` and
-``NUMPY_BOOLEAN`` here, ``TF_RULES`` in ``data/token.py`` and ``data/boolean.py``,
-``JAX_RULES`` in ``data/device.py`` and ``data/device_boolean.py`` (``tests/tasks`` checks
+``NUMPY_BOOLEAN`` here, ``TF_RULES`` in ``kinds/token/tf_data.py`` and ``data/boolean.py``,
+``JAX_RULES`` in ``kinds/token/jax_data.py`` and ``data/device_boolean.py`` (``tests/data`` checks
 that they hold the same names). ``NAMES`` lists each family's names; they come from here.
 
 An aggregation of your own is an ``Aggregation`` in a file, named wherever an aggregation

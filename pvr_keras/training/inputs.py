@@ -7,8 +7,8 @@ examples wherever they are made.
 
 ``input="tfdata"`` (the default) streams the kind's tf.data pipeline; ``input="device"``
 (JAX backend only) makes the same examples, in the same order, with the kind's JAX twin on
-the accelerator (``data.device``, ``data.device_images``); the token twin never imports
-TensorFlow.
+the accelerator (its ``TaskKind.device``, a ``jax_data`` module of its folder); the token
+twin never imports TensorFlow.
 
 A run's sets:
 

@@ -47,7 +47,7 @@ class TrainData:
             run's IID test set: ``iid_test``).
         input: where the batches are made, for the run record: ``"tfdata"`` (tf.data
             pipelines on the host) or ``"device"`` (JAX programs on the accelerator,
-            ``data.device``); the examples are the same.
+            the kind's ``jax_data``); the examples are the same.
         batch_size: the training batch the streams were made with (``*_train_data`` set
             it); ``train`` refuses a recipe of another batch size, since steps per epoch
             come from the recipe's. ``None``: not checked.

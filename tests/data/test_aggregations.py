@@ -9,8 +9,10 @@ import pytest
 
 from pvr_keras import registry
 from pvr_keras.data import boolean as boolean_data
-from pvr_keras.data import device, device_boolean, token
+from pvr_keras.data import device_boolean
 from pvr_keras.errors import UntrustedCode
+from pvr_keras.kinds.token import jax_data as device
+from pvr_keras.kinds.token import tf_data as token
 from pvr_keras.runconfig import Run
 from pvr_keras.tasks import AGGREGATIONS, BOOLEAN_AGGREGATIONS, BooleanTask, TokenTask
 from pvr_keras.tasks import aggregations as aggs
@@ -158,8 +160,8 @@ def test_a_results_line_naming_an_aggregation_trusts_nothing(tmp_path, monkeypat
     any ``reading`` block still does not make the file it names the user's: labelling its
     examples refuses, and the file is never imported."""
     from pvr_keras import legacy
-    from pvr_keras.data import token
     from pvr_keras.errors import UntrustedCode
+    from pvr_keras.kinds.token import tf_data as token
 
     marker = tmp_path / "imported"
     (tmp_path / "theirs.py").write_text(

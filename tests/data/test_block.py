@@ -13,8 +13,8 @@ import tensorflow as tf
 import tensorflow_datasets as tfds
 
 from pvr_keras import data
-from pvr_keras.data import block as block_data
 from pvr_keras.data import random
+from pvr_keras.kinds.block import tf_data as block_data
 from pvr_keras.tasks import AGGREGATIONS, BlockTask
 from tests.stats import assert_uniform
 from tests.tfds_fakes import fake_prepared

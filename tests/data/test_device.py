@@ -1,5 +1,5 @@
-"""The JAX twin of the token streams (data.device, data.jax_random): bit for bit what the
-tf.data streams return, for the hash, the draws, the epoch orders and the examples.
+"""The JAX twin of the token streams (kinds/token/jax_data.py, data.jax_random): bit for bit
+what the tf.data streams return, for the hash, the draws, the epoch orders and the examples.
 
 Runs under both Keras backends (the device generator needs JAX, not the JAX backend).
 """
@@ -17,8 +17,9 @@ import pytest
 import tensorflow as tf
 
 from pvr_keras import data
-from pvr_keras.data import device, jax_random, keys
+from pvr_keras.data import jax_random, keys
 from pvr_keras.data import random as tf_random
+from pvr_keras.kinds.token import jax_data as device
 from pvr_keras.tasks import AGGREGATIONS, TokenTask
 
 KEY = keys.stream_key(3, "train", 0)
@@ -241,7 +242,7 @@ def test_device_input_imports_no_tensorflow():
     code = """
 import json, sys
 import numpy as np
-from pvr_keras.data import device
+from pvr_keras.kinds.token import jax_data as device
 from pvr_keras.tasks import TokenTask
 task = TokenTask(window=2)
 x, y = device.token_stream(task, 5000, batch_size=1000, holdout=1)[2]

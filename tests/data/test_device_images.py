@@ -1,4 +1,4 @@
-"""Block and image-sequence PVR on the JAX device (data.device_images): bit for bit what
+"""Block and image-sequence PVR on the JAX device (the kinds' jax_data): bit for bit what
 block_arrays / block_dataset / sequence_arrays / sequence_dataset return.
 
 Mechanics on ``tfds.testing.mock_data`` (random images and labels), as in test_block.py; one
@@ -10,8 +10,9 @@ import pytest
 import tensorflow_datasets as tfds
 
 from pvr_keras import data
-from pvr_keras.data import device_images
 from pvr_keras.data.images import clear_cache
+from pvr_keras.kinds.block import jax_data as device_images
+from pvr_keras.kinds.sequence import jax_data as sequence_device
 from pvr_keras.tasks import BlockTask, TokenTask
 from tests.tfds_fakes import fake_prepared
 
@@ -87,7 +88,7 @@ def test_sequence_examples_equal_tf(mock_dir, task, holdout):
     for split in ("train", "test"):
         kwargs = dict(split=split, seed=5, holdout=holdout, data_dir=mock_dir)
         _assert_same(
-            device_images.sequence_arrays(task, 100, **kwargs),
+            sequence_device.sequence_arrays(task, 100, **kwargs),
             data.sequence_arrays(task, 100, **kwargs),
         )
 

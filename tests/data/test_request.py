@@ -6,16 +6,20 @@ import inspect
 import numpy as np
 import pytest
 
-from pvr_keras.data import block as block_data
-from pvr_keras.data import boolean, device, device_boolean, device_images, token
-from pvr_keras.data import sequence as sequence_data
+from pvr_keras.data import boolean, device_boolean
 from pvr_keras.data.request import FIELDS, StreamRequest, stream_request
+from pvr_keras.kinds.block import jax_data as device_images
+from pvr_keras.kinds.block import tf_data as block_data
+from pvr_keras.kinds.sequence import jax_data as sequence_device
+from pvr_keras.kinds.sequence import tf_data as sequence_data
+from pvr_keras.kinds.token import jax_data as device
+from pvr_keras.kinds.token import tf_data as token
 from pvr_keras.tasks import BooleanTask, TokenTask, f3
 
 GENERATORS = (token.token_dataset, device.token_stream, boolean.boolean_dataset,
               device_boolean.boolean_stream, block_data.block_dataset,
               device_images.block_stream, sequence_data.sequence_dataset,
-              device_images.sequence_stream)  # fmt: skip
+              sequence_device.sequence_stream)  # fmt: skip
 
 
 def test_the_eight_generators_take_a_request():

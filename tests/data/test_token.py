@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 from pvr_keras import data
-from pvr_keras.data.token import tf_label
+from pvr_keras.kinds.token.tf_data import tf_label
 from pvr_keras.tasks import AGGREGATIONS, TokenTask
 from tests.stats import assert_counts_uniform, assert_uniform, bincount
 

@@ -65,7 +65,7 @@ distribute.split_cpu(2)
 placement = distribute.setup(2)
 import numpy as np
 from pvr_keras import models, training
-from pvr_keras.data import device
+from pvr_keras.kinds.token import jax_data as device
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.inputs import train_data
 recipe = dataclasses.replace(training.TOKEN, epochs=2, warmup_epochs=1, min_steps=0,
@@ -250,7 +250,7 @@ def test_fit_epochs_over_a_finite_stream_see_the_orders_tfdata_gives(shuffle_bat
     # shuffle=True Keras also permutes a PyDataset's batches: then each epoch still holds
     # exactly that epoch's examples, only the batches come in another order.
     from pvr_keras import data
-    from pvr_keras.data import device
+    from pvr_keras.kinds.token import jax_data as device
     from tests.data.test_fit_order import BATCH, TASK, N, _model
 
     def orders(stream, epochs, initial_epoch=0):

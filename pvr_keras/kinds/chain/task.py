@@ -24,7 +24,7 @@ import numpy as np
 
 from pvr_keras.checks import check_choice, check_int, is_integer
 from pvr_keras.fields import field
-from pvr_keras.tasks.token import integer_tokens
+from pvr_keras.tasks.inputs import integer_tokens
 
 FORMS = ("conditional", "cycle")
 MAX_LENGTH = 2**31 - 1  # tokens and labels are int32

@@ -1,9 +1,18 @@
-"""The token kind: ``TokenTask`` sequences, the paper's main task (Sections 3.1, 5 and 6)."""
+"""The token kind's ``TaskKind``: ``TokenTask`` sequences, the paper's main task (Sections 3.1,
+5 and 6), trained by the token models on the paper's token recipe (``hyperparams.TOKEN``,
+shared with the chain kind).
+
+Registered as ``token`` when ``pvr_keras.kinds`` is imported. Its generators are named
+``"module:function"``, imported when a run needs them: tf.data (``tf_data``), its JAX twin
+(``jax_data``) and the arrays (``tf_data``); its benchmark hooks are in ``benchmark``.
+"""
 
 from pvr_keras.hyperparams import TOKEN
 from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
-from pvr_keras.tasks import TokenTask
+from pvr_keras.kinds.token.task import TokenTask
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
+
+HERE = "pvr_keras.kinds.token"
 
 # The fields every token run has been recorded with, in the order the records show them.
 IDENTITY = (
@@ -34,7 +43,7 @@ def id_parts(run):
     return parts
 
 
-HOOKS = "pvr_keras.kinds.token_benchmark"
+HOOKS = f"{HERE}.benchmark"
 BENCHMARK = BenchmarkHooks(
     sizes={"standard": dict(train=300_000, validation=10_000, test=10_000),
            "small": dict(train=20_000, validation=2_000, test=2_000)},
@@ -53,9 +62,9 @@ TOKEN_KIND = register_kind(
         task=TokenTask,
         models="token",
         recipe=TOKEN,
-        dataset="pvr_keras.data.token:token_dataset",
-        device="pvr_keras.data.device:token_stream",
-        arrays="pvr_keras.data.token:token_arrays",
+        dataset=f"{HERE}.tf_data:token_dataset",
+        device=f"{HERE}.jax_data:token_stream",
+        arrays=f"{HERE}.tf_data:token_arrays",
         model_arguments=model_arguments,
         check=check,
         identity=IDENTITY,

@@ -1,6 +1,6 @@
 """The image-sequence kind's benchmark hooks (``SEQUENCE_KIND.benchmark``): its configs' rows,
 the token streams drawn as MNIST digits by the tf.data composer, and their TFDS features.
-Named by reference from ``kinds/sequence.py``."""
+Named by reference from ``kind``."""
 
 import numpy as np
 
@@ -15,10 +15,10 @@ def rows(source, index):
     int32."""
     import tensorflow as tf
 
-    from pvr_keras.data import sequence
+    from pvr_keras.kinds.sequence import tf_data
 
     if "examples" not in source.cache:
-        source.cache["examples"] = sequence.make_examples(
+        source.cache["examples"] = tf_data.make_examples(
             source.task, source.seed, source.stream, 0, source.data_dir
         )[0]
     out = source.cache["examples"](tf.constant(index, tf.int64))

@@ -1,9 +1,19 @@
-"""The block kind: 2x2 (or 3x3) blocks of MNIST / CIFAR-10 images (Section 3.2, Figures 3
-and 6-8), ``BlockTask``; trained on the paper's visual recipe with the CNNs."""
+"""The block kind's ``TaskKind``: 2x2 (or 3x3) blocks of MNIST / CIFAR-10 images (Section 3.2,
+Figures 3 and 6-8), ``BlockTask``; trained by the CNNs on the paper's visual recipe
+(``hyperparams.VISUAL``, shared with the image-sequence kind), and the presets of the block
+recipes (``PRESETS``).
+
+Registered as ``block`` when ``pvr_keras.kinds`` is imported. Its generators are named
+``"module:function"``, imported when a run needs them: tf.data (``tf_data``, also the arrays
+and the data preparation) and its JAX twin (``jax_data``); its benchmark hooks are in
+``benchmark``.
+"""
 
 from pvr_keras.hyperparams import VISUAL
+from pvr_keras.kinds.block.task import BlockTask
 from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
-from pvr_keras.tasks import BlockTask
+
+HERE = "pvr_keras.kinds.block"
 
 # The fields every block run has been recorded with (block_iid.py, block_holdout.py).
 IDENTITY = (
@@ -29,7 +39,7 @@ def id_parts(run):
     return [run.task.values, *(["holdout"] if run.data.holdout else [])]
 
 
-HOOKS = "pvr_keras.kinds.block_benchmark"
+HOOKS = f"{HERE}.benchmark"
 BENCHMARK = BenchmarkHooks(
     sizes={"standard": dict(train=60_000, validation=5_000, test=10_000),
            "small": dict(train=10_000, validation=2_000, test=2_000)},
@@ -45,9 +55,9 @@ BLOCK_KIND = register_kind(
         task=BlockTask,
         models="image",
         recipe=VISUAL,
-        dataset="pvr_keras.data.block:block_dataset",
-        device="pvr_keras.data.device_images:block_stream",
-        arrays="pvr_keras.data.block:block_arrays",
+        dataset=f"{HERE}.tf_data:block_dataset",
+        device=f"{HERE}.jax_data:block_stream",
+        arrays=f"{HERE}.tf_data:block_arrays",
         model_arguments=model_arguments,
         check=check,
         defaults={"model": "resnet18", "width": 64, "num_examples": 60_000},
@@ -55,7 +65,7 @@ BLOCK_KIND = register_kind(
         iid_eval=False,
         eval_batch_size=500,
         images=True,
-        prepare="pvr_keras.data.block:prepare",
+        prepare=f"{HERE}.tf_data:prepare",
         id_parts=id_parts,
         benchmark=BENCHMARK,
     )

@@ -1,9 +1,9 @@
 """The token kind's benchmark hooks (``TOKEN_KIND.benchmark``): its configs' rows in NumPy,
-their TFDS features and their text form. Named by reference from ``kinds/token.py``."""
+their TFDS features and their text form. Named by reference from ``kind``."""
 
 import numpy as np
 
-from pvr_keras.data.numpy_examples import token_examples
+from pvr_keras.kinds.token.numpy_data import token_examples
 
 _AGGREGATION = {
     "mod_sum": "the sum of those digits modulo {num_values}",

@@ -1,6 +1,6 @@
 """The block kind's benchmark hooks (``BLOCK_KIND.benchmark``): its configs' rows, composed
 by the tf.data composer from the local MNIST / CIFAR-10 copy, and their TFDS features. Named
-by reference from ``kinds/block.py``."""
+by reference from ``kind``."""
 
 import numpy as np
 
@@ -16,12 +16,12 @@ def rows(source, index):
     and the train stream none (the cell pools exclude them)."""
     import tensorflow as tf
 
-    from pvr_keras.data import block
+    from pvr_keras.kinds.block import keys, tf_data
 
     if "examples" not in source.cache:
-        source.cache["examples"] = block.make_examples(
+        source.cache["examples"] = tf_data.make_examples(
             source.task,
-            block.stream_key(source.seed, source.stream),
+            keys.stream_key(source.seed, source.stream),
             source.stream,
             bool(source.config.holdout),
             source.data_dir,

@@ -1,10 +1,20 @@
-"""The image-sequence kind: the token task with every token drawn as a random MNIST image of
-that digit (Figure 2), ``TokenTask``; trained on the paper's visual recipe."""
+"""The image-sequence kind's ``TaskKind``: the token task with every token drawn as a random
+MNIST image of that digit (Figure 2), ``TokenTask``; trained on the paper's visual recipe
+(``hyperparams.VISUAL``, shared with the block kind).
+
+Registered as ``sequence`` when ``pvr_keras.kinds`` is imported. Its generators are named
+``"module:function"``, imported when a run needs them: tf.data (``tf_data``, also the arrays
+and the data preparation) and its JAX twin (``jax_data``); its benchmark hooks are in
+``benchmark``.
+"""
 
 from pvr_keras.hyperparams import VISUAL
 from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
-from pvr_keras.tasks import TokenTask
+from pvr_keras.kinds.token.task import TokenTask
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
+
+HERE = "pvr_keras.kinds.sequence"
+DIGITS = 10
 
 # The fields every image-sequence run has been recorded with (image_sequence.py; its model
 # fields are the image_sequence builder's arguments, model_kwargs).
@@ -12,7 +22,6 @@ IDENTITY = (
     "num_examples", "test_examples", "train_eval_examples", "epochs", "batch_size",
     "learning_rate", "schedule", "seed", "window", "aggregation", "holdout", "model_kwargs",
 )  # fmt: skip
-DIGITS = 10
 
 
 def model_arguments(task):
@@ -35,7 +44,7 @@ def id_parts(run):
     )
 
 
-HOOKS = "pvr_keras.kinds.sequence_benchmark"
+HOOKS = f"{HERE}.benchmark"
 BENCHMARK = BenchmarkHooks(
     sizes={"standard": dict(train=60_000, validation=5_000, test=10_000),
            "small": dict(train=10_000, validation=2_000, test=2_000)},
@@ -51,9 +60,9 @@ SEQUENCE_KIND = register_kind(
         task=TokenTask,
         models="sequence",
         recipe=VISUAL,
-        dataset="pvr_keras.data.sequence:sequence_dataset",
-        device="pvr_keras.data.device_images:sequence_stream",
-        arrays="pvr_keras.data.sequence:sequence_arrays",
+        dataset=f"{HERE}.tf_data:sequence_dataset",
+        device=f"{HERE}.jax_data:sequence_stream",
+        arrays=f"{HERE}.tf_data:sequence_arrays",
         model_arguments=model_arguments,
         check=check,
         defaults={"model": "image_sequence", "num_examples": 60_000},
@@ -61,7 +70,7 @@ SEQUENCE_KIND = register_kind(
         iid_eval=False,
         eval_batch_size=500,
         images=True,
-        prepare="pvr_keras.data.sequence:prepare",
+        prepare=f"{HERE}.tf_data:prepare",
         id_parts=id_parts,
         benchmark=BENCHMARK,
     )
