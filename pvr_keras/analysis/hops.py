@@ -80,4 +80,21 @@ def summarise(rows, label="label"):
     return found
 
 
-__all__ = ["accuracies", "hop_counts", "summarise"]
+def majority(rows):
+    """The majority class's accuracy per hop count, pooled over the distinct test sets of
+    ``rows`` (one per ``row["seed"]``: runs of one seed share their test set):
+    ``{"hops": [...], "values": [...]}`` for the first row's hop counts (None where no row
+    has an example of one), or None without rows."""
+    if not rows:
+        return None
+    sets = list({row["seed"]: row for row in rows}.values())
+    values = []
+    for k in rows[0]["hops"]:
+        pairs = [(r["majority"][r["hops"].index(k)], r["examples"][r["hops"].index(k)])
+                 for r in sets if k in r["hops"]]  # fmt: skip
+        total = sum(n for _, n in pairs)
+        values.append(sum(m for m, _ in pairs) / total if total else None)
+    return {"hops": list(rows[0]["hops"]), "values": values}
+
+
+__all__ = ["accuracies", "hop_counts", "majority", "summarise"]

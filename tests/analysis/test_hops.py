@@ -47,3 +47,14 @@ def test_summary_is_the_mean_min_and_max_over_seeds():
     assert a["mean"] == pytest.approx([0.75, 0.6]) and a["min"] == [0.5, 0.2]
     assert a["max"] == [1.0, 1.0]
     assert (b["seeds"], b["mean"], b["min"]) == (1, [0.25, None], [0.25, None])
+
+
+def test_the_majority_class_is_pooled_over_the_test_sets_of_distinct_seeds():
+    def row(seed, examples, majority):
+        return {"seed": seed, "hops": [1, 2], "examples": examples, "majority": majority}
+
+    # Two runs of seed 0 share their test set: it counts once.
+    rows = [row(0, [10, 10], [5, 2]), row(0, [10, 10], [5, 2]), row(1, [30, 0], [3, 0])]
+    assert hops.majority(rows) == {"hops": [1, 2], "values": [0.2, 0.2]}
+    assert hops.majority([row(1, [30, 0], [3, 0])])["values"] == [0.1, None]
+    assert hops.majority([]) is None
