@@ -2,6 +2,7 @@
 (Figure 5) and what holdout runs predict on their held-out windows (Figure 14's misses)."""
 
 import math
+import textwrap
 
 import matplotlib
 import numpy as np
@@ -317,5 +318,5 @@ def hop_accuracy(lines, path, title, *, train_hops=(), baseline=None):
     shaded = " (shaded: the hop counts trained on)" if train_hops else ""
     ax.set_title(f"mean over seeds, band: min-max{shaded}", fontsize=8)
     ax.legend(fontsize=7, loc="best")
-    fig.suptitle(title, fontsize=9)
+    fig.suptitle(textwrap.fill(title, 90), fontsize=9)
     return _save(fig, path)

@@ -31,7 +31,8 @@ def _runs(recipe, *flags):
     return recipe.runs_of(recipe.RECIPE.parse_all(list(flags)))
 
 
-def test_the_presets_grids(recipe):
+def test_the_presets_grids(recipe, monkeypatch):
+    monkeypatch.delenv("KERAS_BACKEND", raising=False)
     runs = _runs(recipe)
     assert [(r.model, r.width, r.seed) for r in runs] == [
         ("transformer", 0.125, 0), ("mixer", 0.125, 0), ("mlp", 0.125, 0)
@@ -48,6 +49,9 @@ def test_the_presets_grids(recipe):
     )
     assert {(r.task.length, r.width, r.num_examples) for r in runs} == {(20, 0.125, 100_000)}
     assert parsed.own.out == "runs/chain_medium"
+    assert parsed.run.system.population == 3  # seeds together, on JAX
+    named = recipe.RECIPE.parse_all(["--preset", "medium", "--backend", "tensorflow"])
+    assert named.run.system.population == 1  # one run after another there
     assert len({r.run_id for r in runs}) == 9 and all("-t1-8-" in r.run_id for r in runs)
     # Flags replace the preset's values; the grid is what is given several values.
     runs = _runs(recipe, "--model", "transformer", "--seed", "3", "4", "--length", "16")
