@@ -33,6 +33,7 @@ BACKEND_FREE = (
     "tests/analysis/test_cka.py",
     "tests/analysis/test_dynamics.py",
     "tests/analysis/test_holdout.py",
+    "tests/analysis/test_hops.py",
     "tests/analysis/test_interpolation.py",
     "tests/analysis/test_unseen.py",
     "tests/analysis/test_logits.py",
@@ -93,6 +94,9 @@ ANY_BACKEND = (
     "tests/test_extending.py::test_a_model_of_your_own_through_every_recipe",
     # A task kind by reference through a sweep and train.py (the kind registry, its records).
     "tests/test_extending.py::test_a_task_kind_of_your_own",
+    # recipes/chain.py's tiny study: the counts by hop count against its saved models, the
+    # summary, resume and the docs table from the exported records.
+    "tests/recipes/test_chain.py",
     # Which keras-tuner oracle picks the trials (the trials' training is covered on both
     # backends by test_random_search_end_to_end_then_resume).
     "tests/recipes/test_tune.py::test_other_tuners",

@@ -28,7 +28,11 @@ records; models and checkpoints are left behind. Studies:
   per-epoch ``fourier.json`` of each run stays behind);
 - ``gotu``: every recipes/gotu.py task folder ``RESULTS/<task>`` with its ``gotu.json``
   (tools/gotu_study.sh: RESULTS is runs/gotu_medium), into ``gotu/<task>``: its lines of
-  ``results.jsonl``, ``sweeps/gotu.json``, ``gotu.{json,csv,png}`` and ``config_gotu.json``.
+  ``results.jsonl``, ``sweeps/gotu.json``, ``gotu.{json,csv,png}`` and ``config_gotu.json``;
+- ``chain_quick``, ``chain_medium``: recipes/chain.py's quick and medium presets
+  (``RESULTS/chain_quick``, ``RESULTS/chain_medium``; multi-hop PVR): its lines of
+  ``results.jsonl``, ``sweeps/chain.json``, ``chain.{json,csv,png}`` (every run's counts by
+  hop count) and ``config_chain.json``.
 
 A study not run yet (or with no finished run) is skipped with a note. Exporting again adds
 what is new and keeps what is committed: a study folder keeps its manifest, a run already in
@@ -286,6 +290,36 @@ def _gotu_study(results, dest, log):
         log(f"gotu/{folder.name}: {len(lines)} runs -> {committed}")
 
 
+CHAIN_STUDIES = ("chain_quick", "chain_medium")  # RESULTS/<name> -> docs/results/<name>
+CHAIN_FILES = ("chain.json", "chain.csv", "chain.png", "config_chain.json")
+
+
+def _chain_study(results, name, dest, log):
+    """A recipes/chain.py results folder ``RESULTS/<name>`` with its ``chain.json``: the
+    lines of its runs, its sweep and ``chain.*`` (the counts by hop count of every run)."""
+    from pvr_keras.sweeps import ResultsDir
+
+    folder = results / name
+    if not (folder / "chain.json").is_file():
+        log(f"{name}: no {folder}/chain.json yet, skipped")
+        return
+    source = ResultsDir(folder)
+    ids = {r["run_dir"].rpartition("/")[2] for r in read_json(folder / "chain.json")["runs"]}
+    lines = _with_committed([r for r in source.read()[0] if r["id"] in ids], None, dest, name,
+                            log)  # fmt: skip
+    with _swapped_in(dest) as building:
+        target = _start(building, dest)
+        for line in lines:
+            target.append(line)
+        for sweep, definition in source.read_sweeps().items():
+            target.write_sweep(sweep, definition)
+        for file in CHAIN_FILES:
+            if (folder / file).is_file():
+                _copy(folder / file, building / file, results, folder, dest / file,
+                      inside=folder)  # fmt: skip
+    log(f"{name}: {len(lines)} runs -> {dest}")
+
+
 def export(results, dest, log=print):
     results, dest = pathlib.Path(results), pathlib.Path(dest)
     token = results / "token"
@@ -335,6 +369,8 @@ def export(results, dest, log=print):
         log(f"noise_sensitivity: {sorted(p.name for p in committed.iterdir())}")
     _boolean_study(results, dest / "boolean", log)
     _gotu_study(results, dest / "gotu", log)
+    for name in CHAIN_STUDIES:
+        _chain_study(results, name, dest / name, log)
 
 
 def _image_study(results, study, dest, log):

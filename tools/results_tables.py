@@ -26,7 +26,9 @@ Each study folder written by ``tools/export_results.py`` gives one Markdown tabl
   the holdout model's mean logits for the held-out classes against the others;
 - ``fast_slow`` and ``fast_slow_main``: per seed, from ``<study>.json``: fit epoch, speed,
   final accuracies and the label frequencies its features use; then the CKA pairs, the same
-  pairs at every block, and CKA between every two seeds.
+  pairs at every block, and CKA between every two seeds;
+- ``chain_quick``, ``chain_medium``: per model, the test accuracy per hop count (mean over
+  seeds and range), computed from each run's counts in ``chain.json``, and the majority class.
 
 In README.md a table sits between ``<!-- table: STUDY -->`` and ``<!-- end table -->``;
 ``--write`` replaces what is between, ``--check`` says which tables differ. A study without
@@ -309,12 +311,58 @@ def gotu(study):
     return text or None
 
 
+def chain(study):
+    """recipes/chain.py (``chain.json``): per model, the test accuracy per hop count, the
+    mean over seeds (and its range), computed from each run's counts by hop count; the
+    majority class per hop count; the hop counts trained on marked *."""
+    from pvr_keras.analysis import hops
+
+    if not (study / "chain.json").is_file():
+        return None
+    found = _json(study, "chain.json")
+    runs = found["runs"]
+    if not runs:
+        return None
+    trained, test_hops = set(found["train_hops"]), found["test_hops"]
+    task = found["task"]
+    budget = sorted({(r["num_examples"], r["epochs"]) for r in runs})
+    budget = "; ".join(f"{n:,} examples, {e} epochs" for n, e in budget)
+    text = (f"L = {task['length']}, {task['form']}: trained on hops "
+            f"{', '.join(map(str, found['train_hops']))} (*), tested on "
+            f"{', '.join(map(str, test_hops))}; {budget}\n\n")  # fmt: skip
+
+    def cell(model, k):
+        if k not in model["hops"] or model["mean"][model["hops"].index(k)] is None:
+            return "-"
+        i = model["hops"].index(k)
+        spread = f" ({_f(model['min'][i], 2)}-{_f(model['max'][i], 2)})"
+        return _f(model["mean"][i]) + (spread if model["seeds"] > 1 else "")
+
+    rows = []
+    for model in hops.summarise(runs):
+        mine = [r for r in runs if r["label"] == model["label"]]
+        train = [r["train_accuracy"] for r in mine if r["train_accuracy"] is not None]
+        failed = sum(bool(r["failed"]) for r in mine)
+        minutes = [r["wall_time_s"] / 60 for r in mine if r["wall_time_s"] is not None]
+        rows.append([model["label"], model["seeds"], *(cell(model, k) for k in test_hops),
+                     _f(sum(train) / len(train)) if train else "-",
+                     f"{failed} of {len(mine)}" if failed else "",
+                     f"{sum(minutes) / len(minutes):.1f}" if minutes else "-"])  # fmt: skip
+    majority = hops.majority(runs)
+    majority = dict(zip(majority["hops"], majority["values"], strict=True))
+    rows.append(["majority class", "", *(_f(majority.get(k)) for k in test_hops), "", "", ""])
+    header = ["model", "seeds", *(f"hop {k}{'*' if k in trained else ''}" for k in test_hops),
+              "train", "failed", "min"]  # fmt: skip
+    return text + _table(header, rows)
+
+
 STUDIES = {"holdout": holdout, "thresholds": thresholds, "figure7": figure7,
            "fast_slow": fast_slow, "fast_slow_main": fast_slow, "holdout_paper": holdout,
            "figure11": thresholds,
            "fast_slow_paper": fast_slow, "aggregations_quick": quick_sweep,
            "pointer_quick": quick_sweep, "benchmark": benchmark,
-           "boolean": boolean, "gotu": gotu}  # fmt: skip
+           "boolean": boolean, "gotu": gotu, "chain_quick": chain,
+           "chain_medium": chain}  # fmt: skip
 
 
 def tables(results):

@@ -7,7 +7,8 @@
   (Figure 5), ``held_out_predictions`` (Figure 14's misses), ``benchmark`` (a benchmark
   suite's table), ``boolean_holdout`` (generalisation error against influence, Abbe et al.
   2022), ``gotu`` (the learned function on the unseen against the min-degree interpolator,
-  Abbe et al. 2023) — ``figures.analyses``.
+  Abbe et al. 2023), ``hop_accuracy`` (multi-hop PVR: accuracy per hop count) —
+  ``figures.analyses``.
 
 Everything draws on a ``matplotlib.figure.Figure`` (no pyplot), so plotting never switches a
 program's or a notebook's matplotlib backend, and nothing here imports Keras.
@@ -19,6 +20,7 @@ from pvr_keras.figures.analyses import (
     cka_bars,
     gotu,
     held_out_predictions,
+    hop_accuracy,
     logits,
     noise_averages,
     noise_curves,
@@ -35,6 +37,7 @@ __all__ = [
     "fast_slow_curves",
     "gotu",
     "held_out_predictions",
+    "hop_accuracy",
     "learning_curve",
     "logits",
     "noise_averages",

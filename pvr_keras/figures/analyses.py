@@ -2,6 +2,7 @@
 (Figure 5) and what holdout runs predict on their held-out windows (Figure 14's misses)."""
 
 import math
+import textwrap
 
 import matplotlib
 import numpy as np
@@ -281,3 +282,41 @@ def _metric_panel(right, metric):
     right.set_xticks(np.arange(len(variants)), variants, rotation=30, ha="right", fontsize=7)
     right.set(ylabel=metric["name"])
     right.set_title("per variant: seeds (dots) and their mean (bar)", fontsize=8)
+
+
+def hop_accuracy(lines, path, title, *, train_hops=(), baseline=None):
+    """Multi-hop PVR: test accuracy against the hop count, one line per model (the mean over
+    seeds, a band from the worst seed to the best), the hop counts trained on shaded.
+
+    Args:
+        lines: ``{label: {"hops": [k, ...], "mean": [...], "min": [...], "max": [...]}}``,
+            accuracies in [0, 1] (``min`` and ``max`` may be left out: one seed).
+        path: where the PNG goes.
+        title: the figure's title.
+        train_hops: the hop counts of the training split (shaded).
+        baseline: ``{"hops": [...], "values": [...]}``: the majority class's accuracy per hop
+            count (dotted), or None.
+    """
+    fig = Figure(figsize=(6.4, 4.2))
+    ax = fig.subplots()
+    for k in train_hops:
+        ax.axvspan(k - 0.5, k + 0.5, color="tab:green", alpha=0.12, linewidth=0)
+    colors = matplotlib.colormaps["tab10"]
+    for i, (label, line) in enumerate(lines.items()):
+        ax.plot(line["hops"], line["mean"], "o-", color=colors(i % 10), label=label)
+        if line.get("min") is not None and line.get("max") is not None:
+            ax.fill_between(line["hops"], line["min"], line["max"], color=colors(i % 10),
+                            alpha=0.2, linewidth=0)  # fmt: skip
+    if baseline:
+        ax.plot(baseline["hops"], baseline["values"], ":", color="gray",
+                label="majority class")  # fmt: skip
+    hops = sorted({k for line in lines.values() for k in line["hops"]} | set(train_hops))
+    if hops:
+        ax.set_xticks(hops)
+        ax.set_xlim(hops[0] - 0.5, hops[-1] + 0.5)
+    ax.set(ylim=(0, 1.02), xlabel="hops (pointers followed)", ylabel="test accuracy")
+    shaded = " (shaded: the hop counts trained on)" if train_hops else ""
+    ax.set_title(f"mean over seeds, band: min-max{shaded}", fontsize=8)
+    ax.legend(fontsize=7, loc="best")
+    fig.suptitle(textwrap.fill(title, 90), fontsize=9)
+    return _save(fig, path)
