@@ -18,8 +18,8 @@ import importlib
 # name -> its module: a module of this package, or a full path (a kind's folder)
 _MEMBERS = {
     "chain_arrays": "pvr_keras.kinds.chain.numpy_data",
-    "boolean_arrays": "boolean",
-    "boolean_dataset": "boolean",
+    "boolean_arrays": "pvr_keras.kinds.boolean.tf_data",
+    "boolean_dataset": "pvr_keras.kinds.boolean.tf_data",
     "block_arrays": "pvr_keras.kinds.block.tf_data",
     "block_dataset": "pvr_keras.kinds.block.tf_data",
     "load_images": "images",
