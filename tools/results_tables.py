@@ -311,6 +311,13 @@ def gotu(study):
     return text or None
 
 
+def _hops(values):
+    """``1-4`` for consecutive hop counts, else ``1, 3, 8``."""
+    if len(values) > 1 and list(values) == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}-{values[-1]}"
+    return ", ".join(map(str, values))
+
+
 def chain(study):
     """recipes/chain.py (``chain.json``): per model, the test accuracy per hop count, the
     mean over seeds (and its range), computed from each run's counts by hop count; the
@@ -328,8 +335,8 @@ def chain(study):
     budget = sorted({(r["num_examples"], r["epochs"]) for r in runs})
     budget = "; ".join(f"{n:,} examples, {e} epochs" for n, e in budget)
     text = (f"L = {task['length']}, {task['form']}: trained on hops "
-            f"{', '.join(map(str, found['train_hops']))} (*), tested on "
-            f"{', '.join(map(str, test_hops))}; {budget}\n\n")  # fmt: skip
+            f"{_hops(found['train_hops'])} (*), tested on {_hops(test_hops)}; "
+            f"{budget}\n\n")  # fmt: skip
 
     def cell(model, k):
         if k not in model["hops"] or model["mean"][model["hops"].index(k)] is None:

@@ -178,3 +178,26 @@ def test_the_docs_table_is_made_from_the_exported_records(trained, tmp_path):
     flipped = (right / first["examples"][0] + other["correct"][0] / other["examples"][0]) / 2
     assert f"| {first['label']} | 2 | {flipped:.3f}" in tables.tables(docs)["chain_quick"]
     assert tables.main([str(docs), "--check", "--readme", str(docs / "README.md")]) == 1
+
+
+@pytest.mark.slow
+def test_seeds_trained_as_one_population_are_scored_from_their_own_models(recipe, tmp_path, capsys):
+    """``--population 2`` on JAX: both seeds in one program, each scored from its own saved
+    model on its own test set (the CI's JAX run)."""
+    import keras
+
+    if keras.backend.backend() != "jax":
+        pytest.skip("a population trains on JAX")
+    out = tmp_path / "population"
+    flags = [*TINY, "--width", "0.125", "--population", "2", "--backend", "jax"]
+    recipe.main([*flags, "--out", str(out)])
+    assert "a population of 2" in capsys.readouterr().out
+    result = json.loads((out / "chain.json").read_text())
+    lines = {json.loads(s)["run_dir"]: json.loads(s)
+             for s in (out / "results.jsonl").read_text().splitlines()}  # fmt: skip
+    assert [r["seed"] for r in result["runs"]] == [0, 1]
+    for row in result["runs"]:
+        assert lines[row["run_dir"]]["backend"] == "jax"
+        recorded = lines[row["run_dir"]]["test_accuracy"]
+        assert sum(row["correct"]) / 300 == pytest.approx(recorded, abs=1e-6)
+    assert result["runs"][0]["correct"] != result["runs"][1]["correct"]
