@@ -267,27 +267,33 @@ GOTU_FILES = ("gotu.json", "gotu.csv", "gotu.png", "config_gotu.json")
 def _gotu_study(results, dest, log):
     """Every recipes/gotu.py task folder of ``RESULTS`` (``RESULTS/<task>``) that has its
     summary: its lines of ``results.jsonl``, ``sweeps/gotu.json`` and ``gotu.*``."""
-    from pvr_keras.sweeps import ResultsDir
 
     folders = sorted(p.parent for p in results.glob("*/gotu.json"))
     for folder in folders:
-        committed = dest / folder.name
-        source = ResultsDir(folder)
-        ids = [r["run_dir"].rpartition("/")[2]
-               for r in read_json(folder / "gotu.json")["runs"]]  # fmt: skip
-        lines = _with_committed([r for r in source.read()[0] if r["id"] in ids], None,
-                                committed, f"gotu/{folder.name}", log)  # fmt: skip
-        with _swapped_in(committed) as building:
-            target = _start(building, committed)
-            for line in lines:
-                target.append(line)
-            for name, definition in source.read_sweeps().items():
-                target.write_sweep(name, definition)
-            for file in GOTU_FILES:
-                if (folder / file).is_file():
-                    _copy(folder / file, building / file, results, folder, committed / file,
-                          inside=folder)  # fmt: skip
-        log(f"gotu/{folder.name}: {len(lines)} runs -> {committed}")
+        _listed_study(results, folder, "gotu.json", GOTU_FILES, dest / folder.name,
+                      f"gotu/{folder.name}", log)  # fmt: skip
+
+
+def _listed_study(results, folder, summary, names, dest, label, log):
+    """A study whose ``summary`` JSON lists its runs (``gotu.json``, ``chain.json``) into
+    ``dest``, swapped in whole: the lines of those runs, its sweeps and its files ``names``."""
+    from pvr_keras.sweeps import ResultsDir
+
+    source = ResultsDir(folder)
+    ids = {r["run_dir"].rpartition("/")[2] for r in read_json(folder / summary)["runs"]}
+    lines = _with_committed([r for r in source.read()[0] if r["id"] in ids], None, dest, label,
+                            log)  # fmt: skip
+    with _swapped_in(dest) as building:
+        target = _start(building, dest)
+        for line in lines:
+            target.append(line)
+        for name, definition in source.read_sweeps().items():
+            target.write_sweep(name, definition)
+        for file in names:
+            if (folder / file).is_file():
+                _copy(folder / file, building / file, results, folder, dest / file,
+                      inside=folder)  # fmt: skip
+    log(f"{label}: {len(lines)} runs -> {dest}")
 
 
 CHAIN_STUDIES = ("chain_quick", "chain_medium")  # RESULTS/<name> -> docs/results/<name>
@@ -297,27 +303,11 @@ CHAIN_FILES = ("chain.json", "chain.csv", "chain.png", "config_chain.json")
 def _chain_study(results, name, dest, log):
     """A recipes/chain.py results folder ``RESULTS/<name>`` with its ``chain.json``: the
     lines of its runs, its sweep and ``chain.*`` (the counts by hop count of every run)."""
-    from pvr_keras.sweeps import ResultsDir
-
     folder = results / name
     if not (folder / "chain.json").is_file():
         log(f"{name}: no {folder}/chain.json yet, skipped")
         return
-    source = ResultsDir(folder)
-    ids = {r["run_dir"].rpartition("/")[2] for r in read_json(folder / "chain.json")["runs"]}
-    lines = _with_committed([r for r in source.read()[0] if r["id"] in ids], None, dest, name,
-                            log)  # fmt: skip
-    with _swapped_in(dest) as building:
-        target = _start(building, dest)
-        for line in lines:
-            target.append(line)
-        for sweep, definition in source.read_sweeps().items():
-            target.write_sweep(sweep, definition)
-        for file in CHAIN_FILES:
-            if (folder / file).is_file():
-                _copy(folder / file, building / file, results, folder, dest / file,
-                      inside=folder)  # fmt: skip
-    log(f"{name}: {len(lines)} runs -> {dest}")
+    _listed_study(results, folder, "chain.json", CHAIN_FILES, dest, name, log)
 
 
 def export(results, dest, log=print):
