@@ -30,6 +30,7 @@ a model's own benchmark.json, copied there, becomes a reference too).
 import dataclasses
 import functools
 import json
+import os
 import pathlib
 
 from pvr_keras import cli, files
@@ -89,10 +90,26 @@ class Config:
 PRESETS = {"quick": lambda given: {}, "standard": lambda given: dict(suite="standard")}
 
 
+_LOADED = {}  # (file, config, split, size) -> the array validate read: scored, not read again
+
+
 def load_predictions(cfg):
     """The ``--predictions`` array, checked against ``--config``'s split: a .npy file of real
     numbers (``files.read_npy``: no pickle, no link), its header (shape, dtype) checked
-    before its data is read."""
+    before its data is read. Read once: the array checked is the array scored."""
+    try:  # the same file, unchanged since validate read it
+        info = os.stat(cfg.predictions, follow_symlinks=False)
+    except (OSError, TypeError, ValueError):
+        return _read_predictions(cfg)  # says what is wrong
+    key = (cfg.predictions, cfg.config, cfg.split, cfg.size, info.st_ino, info.st_mtime_ns,
+           info.st_size)  # fmt: skip
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = _read_predictions(cfg)
+    return _LOADED[key]
+
+
+def _read_predictions(cfg):
     from pvr_keras import benchmarks
     from pvr_keras.errors import DamagedFile
 
