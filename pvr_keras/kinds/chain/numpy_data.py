@@ -15,21 +15,12 @@ arrays function: the first n examples of a split.
 import numpy as np
 
 from pvr_keras.data import numpy_random
-from pvr_keras.data.checks import check_memory, check_size
+from pvr_keras.data.checks import check_index, check_memory, check_size
 from pvr_keras.kinds.chain import keys
 from pvr_keras.kinds.chain.task import ChainTask
 
 ARRAY_BATCH = 65_536
 _U64 = np.uint64
-
-
-def _index(index):
-    index = np.asarray(index)
-    if index.ndim != 1 or not (index.size == 0 or np.issubdtype(index.dtype, np.integer)):
-        raise ValueError(f"index must be a 1-D array of integers; received {index!r:.80}")
-    if index.size and index.min() < 0:
-        raise ValueError(f"indices must be non-negative; received {int(index.min())}")
-    return index.astype(np.int64)
 
 
 def uniform_below(bits, maxval):
@@ -78,7 +69,7 @@ def chain_examples(task, index, *, seed=0, split="train"):
     that ``chain_dataset`` and ``chain_stream`` give for these indices."""
     if not isinstance(task, ChainTask):
         raise ValueError(f"task must be a ChainTask; received {type(task).__name__}")
-    index = _index(index)
+    index = check_index(index)
     key = keys.stream_key(seed, split)
     x, y = build(task, split, numpy_random.random_bits(key, index, keys.num_slots(task)))
     return x.astype(np.int32), y.astype(np.int32)

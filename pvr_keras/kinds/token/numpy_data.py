@@ -14,18 +14,10 @@ indices (a PyTorch ``DataLoader`` worker imports only this). Memory is O(len(ind
 import numpy as np
 
 from pvr_keras.data import numpy_random
+from pvr_keras.data.checks import check_index
 from pvr_keras.data.keys import check_split
 from pvr_keras.kinds.token import keys
 from pvr_keras.kinds.token.task import TokenTask
-
-
-def _index(index):
-    index = np.asarray(index)
-    if index.ndim != 1 or not (index.size == 0 or np.issubdtype(index.dtype, np.integer)):
-        raise ValueError(f"index must be a 1-D array of integers; received {index!r:.80}")
-    if index.size and index.min() < 0:
-        raise ValueError(f"indices must be non-negative; received {int(index.min())}")
-    return index.astype(np.int64)
 
 
 def _window_draw(task, holdout, split, bits, index):
@@ -50,7 +42,7 @@ def token_examples(task, index, *, seed=0, split="train", holdout=0):
         raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
     check_split(split)
     task.check_holdout(holdout)
-    index = _index(index)
+    index = check_index(index)
     key = keys.stream_key(task, seed, split, holdout)
     bits = numpy_random.random_bits(key, index, keys.num_slots(task))
     x = numpy_random.uniform_int(bits[:, : task.seq_len], task.num_values)
