@@ -118,11 +118,19 @@ def _module_file(module):
     return pathlib.Path(spec.origin)
 
 
+# The finders that only locate: the import system's own and those of editable installs
+# (``__editable__..._finder``: a name -> path table). Others may run code to answer
+# (setuptools' ``_distutils_hack`` imports setuptools for ``distutils.*``), so a name from a
+# record never reaches them.
+LOCATING_FINDERS = ("_frozen_importlib", "_frozen_importlib_external", "importlib", "__editable__")
+
+
 def _find_spec(name, locations):
-    """The spec the first finder of ``sys.meta_path`` gives ``name`` (searching
-    ``locations``, a package's folders, or the import path); finders locate, they run no
-    module code."""
+    """The spec the first locating finder of ``sys.meta_path`` gives ``name`` (searching
+    ``locations``, a package's folders, or the import path): nothing is imported."""
     for finder in sys.meta_path:
+        if not str(getattr(finder, "__module__", "")).startswith(LOCATING_FINDERS):
+            continue
         find = getattr(finder, "find_spec", None)
         if find is None:
             continue

@@ -233,3 +233,16 @@ def test_a_module_the_user_names_is_trusted_only_if_found(tmp_path):
         registry.trust_module("no_such_pkg_47.nets")
     with pytest.raises(ValueError, match="not a module name"):
         registry.trust_module("../x")
+
+
+def test_finding_a_module_asks_only_finders_that_run_no_code():
+    """setuptools' ``_distutils_hack`` finder imports setuptools to answer for ``distutils.*``:
+    a name from a record is located by the import system's own finders (and editable
+    installs' tables) only, so locating it imports nothing at all."""
+    code = ("import sys; from pvr_keras import references; before = set(sys.modules); "
+            "references.source_file('distutils.core'); "
+            "print(sorted(set(sys.modules) - before))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]", done.stdout
