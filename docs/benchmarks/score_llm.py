@@ -5,8 +5,9 @@ rule written by hand) on a benchmark config's text form.
     python docs/benchmarks/score_llm.py token/w3 --model my_llm.py:ask --limit 100
 
 ``--model FILE.py:FUNCTION`` imports your file (it is your code: only what you name runs) and
-calls ``FUNCTION(prompt) -> str`` once per example; the answer is read by
-``benchmarks.score_answer`` (the last integer in the text). Without ``--model`` an oracle that
+calls ``FUNCTION(prompt) -> str`` once per example; each reply is read both ways
+``benchmarks.score_answer`` knows: ``strict`` (the whole reply is one number) and ``flexible``
+(the last number in it), each reported with its standard error. Without ``--model`` an oracle that
 reads the rule's answer from the sequence shows the mechanics (score 1.0).
 """
 
@@ -18,6 +19,7 @@ import sys
 import numpy as np
 
 from pvr_keras import benchmarks
+from pvr_keras.benchmarks import text
 
 
 def oracle(name):
@@ -41,12 +43,13 @@ def load(reference):
 
 
 def evaluate(name, ask, *, split="test", size="small", limit=None):
-    """Mean ``score_answer`` of ``ask`` over the first ``limit`` entries of a split."""
+    """``ask``'s strict and flexible scores (means and standard errors) over the first
+    ``limit`` entries of a split."""
     entries = benchmarks.text_source(name, split, size=size)
     n = len(entries) if limit is None else min(limit, len(entries))
-    scores = [benchmarks.score_answer(ask(e["question"]), e) for e in entries[:n]]
-    return {"config": name, "split": split, "size": size, "examples": n,
-            "score": float(np.mean(scores))}  # fmt: skip
+    entries = entries[:n]
+    report = text.score_replies([ask(e["question"]) for e in entries], entries)
+    return {"config": name, "split": split, "size": size, **report}
 
 
 def main(argv=None):

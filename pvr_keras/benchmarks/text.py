@@ -9,6 +9,7 @@ metadata}``, with ``score_answer(answer, entry)``.
 """
 
 import re
+import unicodedata
 
 import numpy as np
 
@@ -82,17 +83,87 @@ def text_source(name, split, *, size="standard"):
     return TextSource(name, split, size=size)
 
 
-_NUMBER = re.compile(r"([-+]?)0*(\d+)")  # leading zeros apart: "-007" is (-, 7)
-MAX_DIGITS = 32  # every answer is a small integer; int() refuses 4,300 digits
+def answers(name):
+    """Every answer a reply to config ``name``'s prompts may give, as text, in order (the
+    choices of the multiple-choice form): ``"0"``..``"9"`` for token configs, ``"-1" "0" "1"``
+    for Boolean ones, ``"0"``..``"39"`` for ``chain/l40-...``.
+
+    Raises:
+        ValueError: the config's kind has no text form, or no answer set
+            (``BenchmarkHooks.text_answers``).
+    """
+    config = catalog.get(name)
+    hooks = check_text(config)
+    if hooks.text_answers is None:
+        raise ValueError(f"{config.name}: the {config.kind} kind names no answer set "
+                         "(BenchmarkHooks.text_answers): it has no multiple-choice "
+                         "form")  # fmt: skip
+    return tuple(str(int(a)) for a in resolve(hooks.text_answers)(config.build_task()))
 
 
-def score_answer(answer, entry):
-    """1.0 when the last integer in ``answer`` is the entry's answer, else 0.0 (a missing or
-    non-text answer scores 0, and so does a number of any length that is not the answer)."""
-    if not isinstance(answer, str):
-        return 0.0
-    found = _NUMBER.findall(answer)
-    if not found or len(found[-1][1]) > MAX_DIGITS:
-        return 0.0
-    sign, digits = found[-1]
-    return float(int(sign + digits) == int(entry["answer"]))
+# Scoring a reply. A reply is NFKC-normalised first (full-width digits and signs are digits and
+# signs; U+2212 is a minus), then read as ASCII: a number is an optional sign and digits, its
+# leading zeros dropped, at most MAX_DIGITS digits (every answer is a small integer; int()
+# refuses 4,300 digits). Both readings take linear time in the reply's length.
+EXTRACTIONS = ("strict", "flexible")
+MAX_DIGITS = 32
+_STRICT = re.compile(r"\s*([-+]?)([0-9]+)\s*")  # no "0*" before the digits: two quantifiers
+_NUMBER = re.compile(r"([-+]?)([0-9]+)")  # over the same zeros backtrack in quadratic time
+_MINUS = str.maketrans({"\u2212": "-"})
+
+
+def extract_answer(reply, extraction="flexible"):
+    """The integer a reply gives, or None.
+
+    ``strict``: the whole reply (spaces and newlines around it apart) is one number
+    (``"7"``, ``" -1\n"``; not ``"7."``, ``"The answer is 7"``). ``flexible``: the last number
+    in the reply (``"3 + 4 = 7"`` gives 7). A reply that is not text, is empty, or whose number
+    has more than ``MAX_DIGITS`` digits gives None.
+    """
+    if extraction not in EXTRACTIONS:
+        raise ValueError(f"extraction must be one of {', '.join(EXTRACTIONS)}; received "
+                         f"{extraction!r}")  # fmt: skip
+    if not isinstance(reply, str):
+        return None
+    text = unicodedata.normalize("NFKC", reply).translate(_MINUS)
+    if extraction == "strict":
+        found = _STRICT.fullmatch(text)
+        found = found and found.groups()
+    else:
+        last = None
+        for last in _NUMBER.finditer(text):  # noqa: B007  (the last match is the one kept)
+            pass
+        found = last and last.groups()
+    if not found:
+        return None
+    sign, digits = found
+    digits = digits.lstrip("0") or "0"  # "-007" is -7
+    return int(sign + digits) if len(digits) <= MAX_DIGITS else None
+
+
+def score_answer(answer, entry, extraction="flexible"):
+    """1.0 when the reply ``answer`` gives the entry's answer (``extract_answer``: by default
+    the last number in it; ``extraction="strict"``: the whole reply is that number), else 0.0
+    (a missing, empty or non-text reply scores 0, and so does a number that is not the
+    answer). reasoning-gym's ``score_answer(answer, entry)`` signature."""
+    given = extract_answer(answer, extraction)
+    return float(given is not None and given == int(entry["answer"]))
+
+
+def score_replies(replies, entries):
+    """Both readings of a list of replies against their entries: ``{"examples", "strict",
+    "strict_stderr", "flexible", "flexible_stderr"}`` (mean score and its standard error,
+    sqrt(p (1 - p) / (n - 1)), as lm-evaluation-harness reports accuracy)."""
+    replies, entries = list(replies), list(entries)
+    if len(replies) != len(entries):
+        raise ValueError(f"{len(replies)} replies for {len(entries)} entries")
+    n = len(entries)
+    report = {"examples": n}
+    for extraction in EXTRACTIONS:
+        pairs = zip(replies, entries, strict=True)
+        scores = np.array([score_answer(r, e, extraction) for r, e in pairs])
+        mean = float(scores.mean()) if n else float("nan")
+        report[extraction] = mean
+        report[f"{extraction}_stderr"] = (float(np.sqrt(mean * (1 - mean) / (n - 1)))
+                                          if n > 1 else float("nan"))  # fmt: skip
+    return report

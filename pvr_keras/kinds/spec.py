@@ -58,6 +58,9 @@ class BenchmarkHooks:
             prompt; None: no text form.
         text_sequence: ``f(row) -> str``: one example's inputs as text (its answer is
             ``str(int(row[label]))``).
+        text_answers: ``f(task) -> tuple of ints``: every answer a reply may give, in order
+            (the choices of the multiple-choice form, e.g. lm-evaluation-harness's
+            log-likelihood task); None: the text form has no multiple-choice variant.
         score: ``f(source, rows, predictions) -> {metric: value}``; None: classification
             (``accuracy``, ``per_<key>`` for each of ``slices``, ``held_out`` and ``rest`` for
             a holdout config whose rows hold ``held_out``).
@@ -78,6 +81,7 @@ class BenchmarkHooks:
     images: str | None = None
     text_rule: str | None = None
     text_sequence: str | None = None
+    text_answers: str | None = None
     score: str | None = None
     slices: tuple[str, ...] = ()
     configs: tuple[dict, ...] = ()
@@ -97,10 +101,21 @@ class BenchmarkHooks:
                     and all(isinstance(k, str) for k in pair)):  # fmt: skip
                 raise ValueError(f"{owner}.{name} must be a pair of strings; received {pair!r}")
         _check_reference(owner, "rows", self.rows, optional=False)
-        for name in ("features", "whole", "images", "text_rule", "text_sequence", "score"):
+        for name in (
+            "features",
+            "whole",
+            "images",
+            "text_rule",
+            "text_sequence",
+            "text_answers",
+            "score",
+        ):
             _check_reference(owner, name, getattr(self, name))
         if (self.text_rule is None) != (self.text_sequence is None):
             raise ValueError(f"{owner}: a text form needs both text_rule and text_sequence")
+        if self.text_answers is not None and self.text_rule is None:
+            raise ValueError(f"{owner}: text_answers is for a text form (text_rule and "
+                             "text_sequence)")  # fmt: skip
         if not isinstance(self.slices, tuple):
             raise ValueError(f"{owner}.slices must be a tuple of row keys; received "
                              f"{self.slices!r}")  # fmt: skip

@@ -101,13 +101,15 @@ def test_a_predictions_file_is_refused_from_its_header(tmp_path):
 
 def test_the_llm_scoring_script(tmp_path):
     example = scripts.load("docs/benchmarks/score_llm.py")
-    assert example.main(["token/w3", "--limit", "200"])["score"] == 1.0
-    assert example.main(["boolean/f3", "--limit", "200"])["score"] == 1.0
+    assert example.main(["token/w3", "--limit", "200"])["flexible"] == 1.0
+    report = example.main(["boolean/f3", "--limit", "200"])
+    assert (report["flexible"], report["strict"]) == (1.0, 0.0)  # "The answer is -1."
     mine = tmp_path / "my_llm.py"
     mine.write_text("def ask(prompt):\n    return 'I would say 0'\n")
     report = example.main(["token/w3", "--model", f"{mine}:ask", "--limit", "500"])
     labels = benchmarks.source("token/w3", "test", size="small")[:500]["label"]
-    assert report["score"] == pytest.approx((labels == 0).mean())
+    assert report["flexible"] == pytest.approx((labels == 0).mean())
+    assert report["strict"] == 0.0
 
 
 def test_the_leaderboard_rows_and_columns(tmp_path):

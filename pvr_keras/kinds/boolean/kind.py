@@ -69,6 +69,7 @@ BENCHMARK = BenchmarkHooks(
     whole=f"{HOOKS}:cube_size",
     text_rule=f"{HOOKS}:text_rule",
     text_sequence=f"{HOOKS}:text_sequence",
+    text_answers=f"{HOOKS}:text_answers",
     score=f"{HOOKS}:score",
 )  # fmt: skip
 

@@ -91,3 +91,7 @@ def score(source, rows, predictions):
     report["baseline"] = float(sum(per_hops[int(k)] * c for k, c in zip(hops, counts, strict=True))
                                / total) if total else None  # fmt: skip
     return report
+
+
+def text_answers(task):
+    return tuple(range(task.length))

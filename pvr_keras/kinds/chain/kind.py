@@ -77,6 +77,7 @@ BENCHMARK = BenchmarkHooks(
     hashed=("int32", "int32"),
     text_rule=f"{HERE}.benchmark:text_rule",
     text_sequence=f"{HERE}.benchmark:text_sequence",
+    text_answers=f"{HERE}.benchmark:text_answers",
     score=f"{HERE}.benchmark:score",
     slices=("hops",),
     configs=CONFIGS,

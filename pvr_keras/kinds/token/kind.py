@@ -53,6 +53,7 @@ BENCHMARK = BenchmarkHooks(
     hashed=("int32", "int32"),
     text_rule=f"{HOOKS}:text_rule",
     text_sequence=f"{HOOKS}:text_sequence",
+    text_answers=f"{HOOKS}:text_answers",
     slices=("pointer",),
 )  # fmt: skip
 
