@@ -42,7 +42,8 @@ RELEASE_NOTES = {
     "(and the median at window 2), "
     "holdout (Figure 14, Appendix E), the pointer-less control, 2x2 MNIST / CIFAR-10 blocks "
     "(IID and Figure 6's holdout), MNIST image sequences, Boolean f3 and parity windows with "
-    "every bit of f3 frozen (Abbe et al. 2022).",
+    "every bit of f3 frozen (Abbe et al. 2022). Added later at their own 1.0.0 (no earlier "
+    "config changed): the chain configs, multi-hop PVR at L = 40 (Abnar et al. 2023).",
 }
 SPLITS = ("train", "validation", "test")
 NAME = re.compile(r"[a-z0-9_]+/[a-z0-9][a-z0-9_-]*")

@@ -231,3 +231,11 @@ def test_the_rule_in_a_sentence():
         "and take k + 1 steps, each to the number at the current position. The answer is the "
         "position reached (0-39). Reply with the answer number only."
     )
+
+
+def test_every_kind_of_config_is_named_in_its_versions_release_notes():
+    # A dataset card quotes its version's notes: a config they do not mention reads as absent.
+    for name in benchmarks.names():
+        config = benchmarks.get(name)
+        notes = benchmarks.RELEASE_NOTES[config.version].lower()
+        assert config.kind in notes, (name, config.version)
