@@ -24,6 +24,11 @@ def rule(config, task):
     return resolve(check_text(config).text_rule)(task)
 
 
+def names():
+    """The configs whose kind has a text form (token, Boolean, chain), in catalog order."""
+    return [n for n in catalog.names() if catalog.get(n).hooks.text_rule is not None]
+
+
 def check_text(config):
     """The config's ``BenchmarkHooks`` when its kind has a text form.
 
