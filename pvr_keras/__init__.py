@@ -26,7 +26,9 @@ text):
 - ``training`` (the fit glue, run records, one run function for every kind),
   ``benchmarks`` (named, versioned configs with canonical splits, framework-free sources,
   text prompts, a scorer and a manifest of split hashes), ``tfds`` (the same configs as the
-  TFDS builder; ``import pvr_keras.tfds`` registers it);
+  TFDS builder; ``import pvr_keras.tfds`` registers it), ``reasoning_gym`` (the text configs
+  as reasoning-gym datasets with curricula; ``import pvr_keras.reasoning_gym`` registers
+  them);
 - ``sweeps`` (grids of runs), ``tuning`` (keras-tuner);
 - ``cli`` (flags, presets and the runner of the scripts in ``recipes/``).
 

@@ -53,7 +53,7 @@ LAYERS = (
     ("kinds",),
     ("runconfig", "legacy"),
     ("data", "models", "testing", "figures", "analysis"),
-    ("training", "benchmarks", "tfds"),
+    ("training", "benchmarks", "tfds", "reasoning_gym"),
     ("sweeps", "tuning"),
     ("cli",),
 )

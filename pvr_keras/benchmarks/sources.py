@@ -37,14 +37,17 @@ class Source:
     """One split of one config at one size preset, as a random-access source.
 
     Args:
-        name: a config name (``token/w3``, optionally ``:1.0.0``).
+        name: a config name (``token/w3``, optionally ``:1.0.0``), or a ``Config`` (a
+            catalog config at another difficulty or seed: ``pvr_keras.reasoning_gym``).
         split: ``train``, ``validation`` or ``test``.
         size: ``standard`` or ``small`` (``catalog.SIZES``).
         data_dir: the TFDS data dir of the image configs (default as ``load_images``).
 
     Item i is a dict of NumPy values; a slice or an index array gives the same keys with a
     leading batch axis. The config's kind makes them (``BenchmarkHooks.rows``, which may keep
-    what it builds once in ``cache``). Features: token ``tokens`` int32 (seq_len,), ``label`` int32,
+    what it builds once in ``cache``). A split is the first examples of an unbounded stream,
+    or, where the kind's size is None, a fixed set (``whole``: the Boolean test split, the
+    cube). Features: token ``tokens`` int32 (seq_len,), ``label`` int32,
     ``pointer`` int32 (the value position the pointer names), ``window_positions`` int32
     (window,), ``held_out`` bool (the window is one of the config's held-out tuples);
     Boolean ``bits`` int8 (d,) of +1/-1, ``label`` float32, ``pointer`` int32 (the value bit
@@ -54,10 +57,11 @@ class Source:
     """
 
     def __init__(self, name, split, *, size="standard", data_dir=None):
-        self.config = catalog.get(name)
+        self.config = name if isinstance(name, catalog.Config) else catalog.get(name)
         self.split = catalog.check_split(split)
         self.size = size
         self.num_examples = self.config.sizes(size)[split]
+        self.whole = self.config.hooks.sizes[size][split] is None
         self.task = self.config.build_task()
         self.seed, self.stream = self.config.stream(split)
         self.data_dir = data_dir

@@ -15,6 +15,7 @@ import numpy as np
 
 from pvr_keras.benchmarks import catalog
 from pvr_keras.benchmarks.sources import Source
+from pvr_keras.data.checks import check_index
 from pvr_keras.references import resolve
 
 
@@ -44,8 +45,8 @@ def check_text(config):
 
 
 class TextSource:
-    """A split of a config whose kind has a text form (token, Boolean) as ``{question,
-    answer, metadata}`` entries."""
+    """A split of a config whose kind has a text form (token, Boolean, chain) as ``{question,
+    answer, metadata}`` entries (``name``: a config name or a ``Config``, as ``Source``)."""
 
     def __init__(self, name, split, *, size="standard"):
         self.source = Source(name, split, size=size)
@@ -58,9 +59,23 @@ class TextSource:
         return len(self.source)
 
     def __getitem__(self, item):
-        if isinstance(item, int | np.integer) and not isinstance(item, bool):
-            return self._entry(self.source[item], int(item) % max(len(self), 1))
-        index, _ = self.source._indices(item)
+        index, batched = self.source._indices(item)
+        entries = self.entries(index)
+        return entries if batched else entries[0]
+
+    def entries(self, index):
+        """The entries of examples ``index`` (non-negative integers) of the split's stream,
+        past ``len(self)`` too: example i of a stream is the same whatever its length (a
+        reasoning-gym dataset has a size of its own). A split that is a fixed set
+        (``Source.whole``: the Boolean test split, the cube) ends at its size.
+
+        Raises:
+            IndexError: an index past the end of a fixed set.
+        """
+        index = check_index(index)
+        if self.source.whole and index.size and index.max() >= len(self):
+            raise IndexError(f"{self.source!r} is a fixed set of {len(self):,} examples; "
+                             f"received index {int(index.max())}")  # fmt: skip
         rows = self.source.rows(index)
         return [self._entry({k: v[i] for k, v in rows.items()}, int(j))
                 for i, j in enumerate(index)]  # fmt: skip

@@ -29,6 +29,13 @@ from pvr_keras.kinds.sequence import kind as _sequence  # noqa: E402, F401, I001
 from pvr_keras.kinds.boolean import kind as _boolean  # noqa: E402, F401, I001  (registers it)
 from pvr_keras.kinds.gotu import kind as _gotu  # noqa: E402, F401, I001  (registers it)
 from pvr_keras.kinds.chain import kind as _chain  # noqa: E402, F401, I001  (then chain)
-from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, kind, kind_names, register_kind
+from pvr_keras.kinds.spec import (
+    BenchmarkHooks,
+    DifficultyAxis,
+    TaskKind,
+    kind,
+    kind_names,
+    register_kind,
+)
 
-__all__ = ["BenchmarkHooks", "TaskKind", "kind", "kind_names", "register_kind"]
+__all__ = ["BenchmarkHooks", "DifficultyAxis", "TaskKind", "kind", "kind_names", "register_kind"]

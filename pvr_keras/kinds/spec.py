@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from pvr_keras.checks import is_integer
 from pvr_keras.references import is_reference, normalise_reference, resolve
 from pvr_keras.registry import MODEL_KINDS
 
@@ -24,6 +25,37 @@ def _check_reference(owner, name, value, optional=True):
     if not is_reference(value):
         raise ValueError(f"{owner}.{name} must be a 'module:function' reference; received "
                          f"{value!r}")  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class DifficultyAxis:
+    """One axis of the difficulty of a kind's text form (``BenchmarkHooks.text_difficulty``):
+    a field of its task, or the config's ``holdout``, and the values it takes, easiest first.
+    ``pvr_keras.reasoning_gym`` makes each axis fields of a config's reasoning-gym dataset
+    (defaults: the config's values) and an attribute of its curriculum (levels: ``levels``).
+
+    Attributes:
+        name: the task field (``window``), or ``holdout``; the curriculum attribute's name.
+        levels: its values, easiest first (each config's own value among them).
+        description: one line, the curriculum attribute's.
+        span: the task field is a tuple of consecutive integers (the chain's ``hops``): the
+            axis is the range ``min_<name>``..``max_<name>``, and a level its largest value.
+    """
+
+    name: str
+    levels: tuple
+    description: str = ""
+    span: bool = False
+
+    def __post_init__(self):
+        if not (isinstance(self.name, str) and self.name.isidentifier()):
+            raise ValueError(f"DifficultyAxis.name must be a field name; received {self.name!r}")
+        if not (isinstance(self.levels, tuple) and self.levels
+                and len(set(self.levels)) == len(self.levels)):  # fmt: skip
+            raise ValueError(f"DifficultyAxis.levels must be a tuple of distinct values; "
+                             f"received {self.levels!r}")  # fmt: skip
+        if self.span and not all(is_integer(v) for v in self.levels):
+            raise ValueError(f"the levels of a span axis are integers; received {self.levels!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,6 +93,9 @@ class BenchmarkHooks:
         text_answers: ``f(task) -> tuple of ints``: every answer a reply may give, in order
             (the choices of the multiple-choice form, e.g. lm-evaluation-harness's
             log-likelihood task); None: the text form has no multiple-choice variant.
+        text_difficulty: the axes of the text form's difficulty (``DifficultyAxis``: a task
+            field or ``holdout``, and its levels), the fields and curriculum of each config's
+            reasoning-gym dataset (``pvr_keras.reasoning_gym``); () : none.
         score: ``f(source, rows, predictions) -> {metric: value}``; None: classification
             (``accuracy``, ``per_<key>`` for each of ``slices``, ``held_out`` and ``rest`` for
             a holdout config whose rows hold ``held_out``).
@@ -82,6 +117,7 @@ class BenchmarkHooks:
     text_rule: str | None = None
     text_sequence: str | None = None
     text_answers: str | None = None
+    text_difficulty: tuple[DifficultyAxis, ...] = ()
     score: str | None = None
     slices: tuple[str, ...] = ()
     configs: tuple[dict, ...] = ()
@@ -116,6 +152,15 @@ class BenchmarkHooks:
         if self.text_answers is not None and self.text_rule is None:
             raise ValueError(f"{owner}: text_answers is for a text form (text_rule and "
                              "text_sequence)")  # fmt: skip
+        if not (isinstance(self.text_difficulty, tuple)
+                and all(isinstance(a, DifficultyAxis) for a in self.text_difficulty)):  # fmt: skip
+            raise ValueError(f"{owner}.text_difficulty must be a tuple of DifficultyAxis; "
+                             f"received {self.text_difficulty!r:.200}")  # fmt: skip
+        if self.text_difficulty and self.text_rule is None:
+            raise ValueError(f"{owner}: text_difficulty is for a text form (text_rule and "
+                             "text_sequence)")  # fmt: skip
+        if len({a.name for a in self.text_difficulty}) != len(self.text_difficulty):
+            raise ValueError(f"{owner}.text_difficulty names an axis twice")
         if not isinstance(self.slices, tuple):
             raise ValueError(f"{owner}.slices must be a tuple of row keys; received "
                              f"{self.slices!r}")  # fmt: skip

@@ -138,6 +138,19 @@ def test_hooks_are_checked():
         dataclasses.replace(HOOKS, text_sequence=None)
     with pytest.raises(ValueError, match="benchmark must be a BenchmarkHooks"):
         dataclasses.replace(KIND, benchmark={"sizes": {}})
+    axis = kinds.DifficultyAxis("length", (3, 4))
+    with pytest.raises(ValueError, match="text_difficulty must be a tuple of DifficultyAxis"):
+        dataclasses.replace(HOOKS, text_difficulty=("length",))
+    with pytest.raises(ValueError, match="text_difficulty is for a text form"):
+        dataclasses.replace(HOOKS, text_rule=None, text_sequence=None, text_difficulty=(axis,))
+    with pytest.raises(ValueError, match="text_difficulty names an axis twice"):
+        dataclasses.replace(HOOKS, text_difficulty=(axis, axis))
+    with pytest.raises(ValueError, match="levels must be a tuple of distinct values"):
+        kinds.DifficultyAxis("length", (3, 3))
+    with pytest.raises(ValueError, match="the levels of a span axis are integers"):
+        kinds.DifficultyAxis("hops", (1, 2.5), span=True)
+    with pytest.raises(ValueError, match="DifficultyAxis.name must be a field name"):
+        kinds.DifficultyAxis("min-hops", (1, 2))
 
 
 def _library(path):
@@ -146,8 +159,8 @@ def _library(path):
 
 def test_the_benchmark_layer_names_no_kind_and_no_private_name():
     """No comparison with a kind's name (``family == "token"``, ``kind in ("token",
-    "boolean")``), and no ``module._name`` of a library module, in benchmarks/ and tfds.py:
-    what differs between kinds is their hooks'."""
+    "boolean")``), and no ``module._name`` of a library module, in benchmarks/, tfds.py and
+    reasoning_gym.py: what differs between kinds is their hooks'."""
     kind_names = set(kinds.kind_names())
 
     def names_a_kind(node):
@@ -158,7 +171,7 @@ def test_the_benchmark_layer_names_no_kind_and_no_private_name():
         return False
 
     files = [*sorted((REPO / "pvr_keras" / "benchmarks").glob("*.py")),
-             REPO / "pvr_keras" / "tfds.py"]  # fmt: skip
+             REPO / "pvr_keras" / "tfds.py", REPO / "pvr_keras" / "reasoning_gym.py"]  # fmt: skip
     found = []
     for path in files:
         tree = ast.parse(path.read_text())

@@ -15,7 +15,7 @@ benchmark hooks are in ``benchmark``. Its default training settings are ``hyperp
 from pvr_keras.hyperparams import BOOLEAN
 from pvr_keras.kinds.boolean.domains import slug as domain_slug
 from pvr_keras.kinds.boolean.task import BooleanTask, frozen_bits
-from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, DifficultyAxis, TaskKind, register_kind
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 
 HERE = "pvr_keras.kinds.boolean"
@@ -58,6 +58,10 @@ def id_parts(run):
 
 
 HOOKS = f"{HERE}.benchmark"
+# The text form's difficulty (reasoning-gym curricula): the window only. A frozen bit is no
+# difficulty (it fixes an input of the training split, not the rule), so each frozen bit stays
+# a config of its own (boolean/f3-frozen0 .. 10), and so does the aggregation (parity3).
+DIFFICULTY = (DifficultyAxis("window", (1, 2, 3, 4, 5), "value bits aggregated"),)
 # Their code's 1,900 training examples at d = 11; the test split is the whole cube.
 BENCHMARK = BenchmarkHooks(
     sizes={"standard": dict(train=1_900, validation=1_000, test=None),
@@ -70,6 +74,7 @@ BENCHMARK = BenchmarkHooks(
     text_rule=f"{HOOKS}:text_rule",
     text_sequence=f"{HOOKS}:text_sequence",
     text_answers=f"{HOOKS}:text_answers",
+    text_difficulty=DIFFICULTY,
     score=f"{HOOKS}:score",
 )  # fmt: skip
 

@@ -15,7 +15,7 @@ import dataclasses
 
 from pvr_keras.hyperparams import TOKEN
 from pvr_keras.kinds.chain.task import ChainTask
-from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, DifficultyAxis, TaskKind, register_kind
 
 CHAIN = dataclasses.replace(TOKEN)
 HERE = "pvr_keras.kinds.chain"
@@ -68,6 +68,13 @@ CONFIGS = (
          description="pointer chasing on one random cycle of 40 positions, hops 1-4 (x[0] "
                      "the hop count)"),
 )  # fmt: skip
+# The text form's difficulty (reasoning-gym curricula): more hops to follow, and a longer
+# sequence to follow them in (hops at most length - 1: every level of hops fits every length).
+DIFFICULTY = (
+    DifficultyAxis("hops", (1, 2, 3, 4, 5, 6, 7, 8), "hop counts drawn (min_hops..max_hops)",
+                   span=True),
+    DifficultyAxis("length", (10, 20, 40, 80), "positions, and numbers, of a sequence"),
+)  # fmt: skip
 BENCHMARK = BenchmarkHooks(
     sizes={"standard": dict(train=300_000, validation=10_000, test=10_000),
            "small": dict(train=20_000, validation=2_000, test=2_000)},
@@ -78,6 +85,7 @@ BENCHMARK = BenchmarkHooks(
     text_rule=f"{HERE}.benchmark:text_rule",
     text_sequence=f"{HERE}.benchmark:text_sequence",
     text_answers=f"{HERE}.benchmark:text_answers",
+    text_difficulty=DIFFICULTY,
     score=f"{HERE}.benchmark:score",
     slices=("hops",),
     configs=CONFIGS,

@@ -8,7 +8,7 @@ Registered as ``token`` when ``pvr_keras.kinds`` is imported. Its generators are
 """
 
 from pvr_keras.hyperparams import TOKEN
-from pvr_keras.kinds.spec import BenchmarkHooks, TaskKind, register_kind
+from pvr_keras.kinds.spec import BenchmarkHooks, DifficultyAxis, TaskKind, register_kind
 from pvr_keras.kinds.token.task import TokenTask
 from pvr_keras.tasks.aggregations import slug as aggregation_slug
 
@@ -44,6 +44,16 @@ def id_parts(run):
 
 
 HOOKS = f"{HERE}.benchmark"
+# The text form's difficulty (reasoning-gym curricula), easiest first as a reader finds it: a
+# wider window, an aggregation that needs more than one comparison, more held-out orders
+# (holdout-k needs k <= window!: level i of each axis fits the others' level i).
+DIFFICULTY = (
+    DifficultyAxis("window", (1, 2, 3, 4, 5), "value positions aggregated (complexity + 1)"),
+    DifficultyAxis("aggregation", ("min", "max", "median", "maj_vote", "mod_sum"),
+                   "how the window's digits make the answer"),
+    DifficultyAxis("holdout", (0, 1, 2, 6, 24), "orders of (0, ..., window-1) never in a "
+                   "training window, and the only windows of the test split"),
+)  # fmt: skip
 BENCHMARK = BenchmarkHooks(
     sizes={"standard": dict(train=300_000, validation=10_000, test=10_000),
            "small": dict(train=20_000, validation=2_000, test=2_000)},
@@ -54,6 +64,7 @@ BENCHMARK = BenchmarkHooks(
     text_rule=f"{HOOKS}:text_rule",
     text_sequence=f"{HOOKS}:text_sequence",
     text_answers=f"{HOOKS}:text_answers",
+    text_difficulty=DIFFICULTY,
     slices=("pointer",),
 )  # fmt: skip
 
