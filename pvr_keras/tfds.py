@@ -77,11 +77,8 @@ class Pvr(tfds.core.GeneratorBasedBuilder):
             features=_features(config),
             supervised_keys=config.hooks.supervised,
             disable_shuffling=True,  # index order: example i is source[i]
-            homepage="https://arxiv.org/abs/2107.12580",
-            citation="@article{zhang2021pointer, title={Pointer Value Retrieval: A new "
-            "benchmark for understanding the limits of neural network generalization}, "
-            "author={Zhang, Chiyuan and Raghu, Maithra and Kleinberg, Jon and Bengio, Samy}, "
-            "journal={arXiv preprint arXiv:2107.12580}, year={2021}}",
+            homepage=catalog.HOMEPAGE,
+            citation=catalog.CITATION,
         )
 
     def download_and_prepare(self, *args, **kwargs):

@@ -46,6 +46,15 @@ RELEASE_NOTES = {
     "config changed): the chain configs, multi-hop PVR at L = 40 (Abnar et al. 2023).",
 }
 SPLITS = ("train", "validation", "test")
+# The paper, as every export and the TFDS builder cite it.
+HOMEPAGE = "https://arxiv.org/abs/2107.12580"
+CITATION = """@article{zhang2021pointer,
+  title={Pointer Value Retrieval: A new benchmark for understanding the limits of neural
+    network generalization},
+  author={Zhang, Chiyuan and Raghu, Maithra and Kleinberg, Jon and Bengio, Samy},
+  journal={arXiv preprint arXiv:2107.12580},
+  year={2021}
+}"""
 NAME = re.compile(r"[a-z0-9_]+/[a-z0-9][a-z0-9_-]*")
 
 

@@ -1,17 +1,22 @@
-"""Files of a benchmark config for any tool: Parquet (pyarrow), TFRecord (tf.train.Example)
-or text (JSON lines of ``{question, answer, metadata}``), with a dataset card.
+"""Files of benchmark configs for any tool: Parquet (pyarrow), TFRecord (tf.train.Example)
+or text (JSON lines of ``{question, answer, metadata}``), with a dataset card; or an
+lm-evaluation-harness task folder (``lm_eval_export``).
 
     python tools/export_dataset.py token/w3 DIR --format parquet [--size small]
+    python tools/export_dataset.py token/w3 boolean/f3 DIR --format parquet
+    python tools/export_dataset.py token/w3 boolean/f3 DIR --format lm-eval
 
-writes ``DIR/train.parquet``, ``validation.parquet``, ``test.parquet`` and ``DIR/README.md``:
-a dataset card whose YAML header names the files in the Hugging Face ``configs:`` form, so
-``datasets.load_dataset("parquet", data_files={...})`` (or ``load_dataset(DIR)``) and
-``pandas.read_parquet`` read them. Each row is ``Source(name, split)[i]`` in index order. The
-folder is written whole: built beside ``DIR`` (in ``.DIR.export.tmp*``) and renamed into
-place, so a failure leaves nothing half-written. Before any work, ``DIR`` must be absent or an
-empty folder (not a link), under a folder that can be written, and no other export may be
-writing it (``.DIR.export.lock`` beside it; a second export fails at once). An export killed
-outright (kill -9) leaves its partial folder; the next export of ``DIR`` removes it.
+One config writes ``DIR/train.parquet``, ``validation.parquet``, ``test.parquet``; several
+write each config's files in its folder, ``DIR/token_w3/train.parquet``, .... ``DIR/README.md``
+is a dataset card (``cards``) whose YAML header names the files of each config in the Hugging
+Face ``configs:`` form, with their features, so ``datasets.load_dataset(DIR, "token_w3")``
+and ``pandas.read_parquet`` read them. Each row is ``Source(name, split)[i]`` in index order.
+The folder is written whole: built beside ``DIR`` (in ``.DIR.export.tmp*``) and renamed into
+place, so a failure leaves nothing half-written. Before any work, every config is checked
+(known, named once, with a text form for ``text`` and ``lm-eval``) and ``DIR`` must be absent
+or an empty folder (not a link), under a folder that can be written, and no other export may
+be writing it (``.DIR.export.lock`` beside it; a second export fails at once). An export
+killed outright (kill -9) leaves its partial folder; the next export of ``DIR`` removes it.
 """
 
 import contextlib
@@ -23,11 +28,12 @@ import stat
 import numpy as np
 
 from pvr_keras import files
-from pvr_keras.benchmarks import catalog
+from pvr_keras.benchmarks import cards, catalog, lm_eval_export, text
 from pvr_keras.benchmarks.sources import Source
 from pvr_keras.errors import DiskFull, UnsafePath
 
-FORMATS = {"parquet": ".parquet", "tfrecord": ".tfrecord", "text": ".jsonl"}
+# The data files of each format; lm-eval's are the text form in Parquet.
+FORMATS = {"parquet": ".parquet", "tfrecord": ".tfrecord", "text": ".jsonl", "lm-eval": ".parquet"}
 CHUNK = 16_384
 
 
@@ -118,27 +124,47 @@ def _chunks(source):
         yield source.rows(np.arange(start, min(start + CHUNK, n), dtype=np.int64))
 
 
-def _parquet(source, path):
+def _table(rows):
+    """A pyarrow table of a batch of a source's rows: an array of several axes a fixed-size
+    list of its values (C order)."""
     import pyarrow as pa
+
+    columns = {}
+    for key, value in rows.items():
+        if value.ndim == 1:
+            columns[key] = pa.array(value)
+        else:
+            flat = pa.array(value.reshape(len(value), -1).ravel())
+            columns[key] = pa.FixedSizeListArray.from_arrays(flat, value[0].size)
+    return pa.table(columns)
+
+
+def _write_parquet(tables, path):
+    """Writes an iterable of tables of one schema (the first's) as one Parquet file."""
     import pyarrow.parquet as pq
 
     writer = None
     try:
-        for rows in _chunks(source):
-            columns = {}
-            for key, value in rows.items():
-                if value.ndim == 1:
-                    columns[key] = pa.array(value)
-                else:
-                    flat = pa.array(value.reshape(len(value), -1).ravel())
-                    columns[key] = pa.FixedSizeListArray.from_arrays(flat, value[0].size)
-            table = pa.table(columns)
+        for table in tables:
             if writer is None:
                 writer = pq.ParquetWriter(path, table.schema)
-            writer.write_table(table)
+            writer.write_table(table.cast(writer.schema))
     finally:
         if writer is not None:
             writer.close()
+
+
+def _parquet(source, path):
+    _write_parquet((_table(rows) for rows in _chunks(source)), path)
+
+
+def _text_parquet(source, path):
+    """The text form (``question``, ``answer``, ``metadata`` columns) as Parquet."""
+    import pyarrow as pa
+
+    entries = text.TextSource(source.config.name, source.split, size=source.size)
+    chunks = (entries[start : start + CHUNK] for start in range(0, len(entries), CHUNK))
+    _write_parquet((pa.Table.from_pylist(chunk) for chunk in chunks), path)
 
 
 def _tfrecord(source, path):
@@ -159,86 +185,95 @@ def _tfrecord(source, path):
 
 
 def _text(source, path):
-    from pvr_keras.benchmarks.text import TextSource
-
-    text = TextSource(source.config.name, source.split, size=source.size)
+    entries = text.TextSource(source.config.name, source.split, size=source.size)
     with open(path, "w", encoding="utf-8") as f:
-        for start in range(0, len(text), CHUNK):
-            for entry in text[start : start + CHUNK]:
+        for start in range(0, len(entries), CHUNK):
+            for entry in entries[start : start + CHUNK]:
                 f.write(json.dumps(entry) + "\n")
 
 
-WRITERS = {"parquet": _parquet, "tfrecord": _tfrecord, "text": _text}
+WRITERS = {"parquet": _parquet, "tfrecord": _tfrecord, "text": _text, "lm-eval": _text_parquet}
 
 
-def card(config, size, fmt, sizes, hashes):
-    """The dataset card (README.md) of an export."""
-    suffix = FORMATS[fmt]
-    files_yaml = "\n".join(f"  - split: {s}\n    path: {s}{suffix}" for s in catalog.SPLITS)
-    rows = "\n".join(
-        f"| {s} | {sizes[s]:,} | {hashes.get(s) or '(image config: no hash)'} |"
-        for s in catalog.SPLITS
-    )
-    loader = {"parquet": "parquet", "text": "json", "tfrecord": None}[fmt]
-    usage = (
-        f'    import pandas\n    test = pandas.read_{"parquet" if fmt == "parquet" else "json"}'
-        f'("test{suffix}"{", lines=True" if fmt == "text" else ""})\n\n'
-        f"    import datasets\n    ds = datasets.load_dataset(\"{loader}\", data_files="
-        f"{{\"train\": \"train{suffix}\", \"test\": \"test{suffix}\"}})\n"
-        if loader
-        else "    import tensorflow as tf\n    ds = tf.data.TFRecordDataset(\"test.tfrecord\")  "
-        "# tf.train.Example records\n"
-    )  # fmt: skip
-    return f"""---
-configs:
-- config_name: {config.tfds_name}
-  data_files:
-{files_yaml}
-license: apache-2.0
-tags:
-- pointer-value-retrieval
-- pvr-keras
----
-# PVR {config.name} {config.version} ({size})
-
-{config.description}. Pointer Value Retrieval (Zhang, Raghu, Kleinberg, Bengio 2021); Boolean
-configs follow Abbe et al. (2022). Written by pvr-keras (`tools/export_dataset.py`), in index
-order: row i of a split is `pvr_keras.benchmarks.source("{config.name}", split,
-size="{size}")[i]`. Release notes of {config.version}: {catalog.RELEASE_NOTES[config.version]}
-
-| split | examples | SHA-256 of the canonical bytes (pvr_keras.benchmarks.split_hash) |
-| --- | --- | --- |
-{rows}
-
-Task: `{json.dumps(config.task)}`, holdout `{config.holdout}`, seed `{config.seed}` (the
-validation split: seed {config.seed + 1} of the training stream).
-
-{usage}"""
+def _configs(names, fmt):
+    """The configs of ``names`` (one name or several), each checked: known, named once, with
+    a text form (and an answer set) for ``text`` and ``lm-eval``."""
+    names = [names] if isinstance(names, str) else list(names)
+    if not names:
+        raise ValueError("name at least one benchmark config")
+    configs, seen = [], {}
+    for name in names:
+        config = catalog.get(name)
+        if config.tfds_name in seen:
+            raise ValueError(f"{name} is named twice (as {seen[config.tfds_name]} before); "
+                             "name each config once")  # fmt: skip
+        seen[config.tfds_name] = name
+        if fmt == "text":
+            text.check_text(config)
+        elif fmt == "lm-eval":
+            text.answers(config.name)  # a text form and the choices of its _mc task
+        configs.append(config)
+    return configs
 
 
-def export(name, out, *, fmt="parquet", size="standard", data_dir=None, log=print):
-    """Writes the three splits of config ``name`` into the new folder ``out``; returns it."""
+def _folder(configs, config, fmt):
+    """A config's folder in the export: the export itself (one config), its ``tfds_name``
+    (several), ``data/<tfds_name>`` (lm-eval)."""
+    if fmt == "lm-eval":
+        return str(lm_eval_export.data_folder(config))
+    return "" if len(configs) == 1 else config.tfds_name
+
+
+def export(names, out, *, fmt="parquet", size="standard", data_dir=None, log=print):
+    """Writes the splits of the configs ``names`` (a name, or several) into the new folder
+    ``out``, with a dataset card (or, ``fmt="lm-eval"``, an lm-evaluation-harness task
+    folder); returns it.
+
+    Raises:
+        ValueError: a format, config, size or target that cannot be exported (one line,
+            before any work).
+    """
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}; received {fmt!r}")
-    config = catalog.get(name)
-    if fmt == "text":
-        from pvr_keras.benchmarks.text import check_text
-
-        check_text(config)  # a kind with a text form
-    sizes = config.sizes(size)  # checks the size
+    configs = _configs(names, fmt)
+    sizes = {config.name: config.sizes(size) for config in configs}  # checks the size
     out = check_target(out)
-    if fmt == "parquet":
+    if fmt in ("parquet", "lm-eval"):
         import pyarrow  # noqa: F401  (a clear ImportError before any work)
     from pvr_keras.benchmarks import hashes
 
-    recorded = {s: hashes.recorded(config.name, s, size) for s in catalog.SPLITS}
+    recorded = {c.name: {s: hashes.recorded(c.name, s, size) for s in catalog.SPLITS}
+                for c in configs}  # fmt: skip
     with _claim(out, log) as building:
-        for split in catalog.SPLITS:
-            source = Source(config.name, split, size=size, data_dir=data_dir)
-            path = building / f"{split}{FORMATS[fmt]}"
-            WRITERS[fmt](source, path)
-            log(f"{config.name} {split}: {len(source):,} examples -> {out / path.name}")
-        files.write_text(building / "README.md", card(config, size, fmt, sizes, recorded))
+        for config in configs:
+            folder = building / _folder(configs, config, fmt)
+            folder.mkdir(parents=True, exist_ok=True)
+            for split in lm_eval_export.SPLITS if fmt == "lm-eval" else catalog.SPLITS:
+                source = Source(config.name, split, size=size, data_dir=data_dir)
+                path = folder / f"{split}{FORMATS[fmt]}"
+                WRITERS[fmt](source, path)
+                log(f"{config.name} {split}: {len(source):,} examples -> "
+                    f"{out / path.relative_to(building)}")  # fmt: skip
+        if fmt == "lm-eval":
+            written = lm_eval_export.task_files(configs, size=size, hashes=recorded)
+        else:
+            written = {"README.md": cards.card(
+                [_entry(configs, c, fmt, size, sizes, recorded, data_dir) for c in configs],
+                size=size, fmt=fmt)}  # fmt: skip
+        for relative, content in written.items():
+            files.write_text(building / relative, content)
         building.chmod(0o755)  # a plain folder (the temporary one is private)
         _place(building, out)
     return out
+
+
+def _entry(configs, config, fmt, size, sizes, recorded, data_dir):
+    """What the dataset card says of one config (``cards.card``); for Parquet, the schema of
+    its files, from the rows as the writer turns them into a table."""
+    folder = _folder(configs, config, fmt)
+    entry = {"config": config, "folder": f"{folder}/" if folder else "", "schema": None,
+             "sizes": sizes[config.name], "hashes": recorded[config.name]}  # fmt: skip
+    if fmt == "parquet":
+        table = _table(Source(config.name, "test", size=size, data_dir=data_dir)[:1])
+        entry.update(schema=table.schema, row_bytes=table.nbytes)
+    return entry

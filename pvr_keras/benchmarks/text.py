@@ -8,12 +8,13 @@ metadata}``, with ``score_answer(answer, entry)``.
     (['answer', 'metadata', 'question'], 1.0)
 """
 
-import re
-import unicodedata
-
 import numpy as np
 
 from pvr_keras.benchmarks import catalog
+
+# How a reply is read lives in replies.py (standard library only: lm-eval task folders hold a
+# copy); text.extract_answer, text.EXTRACTIONS and text.MAX_DIGITS are its names here too.
+from pvr_keras.benchmarks.replies import EXTRACTIONS, MAX_DIGITS, extract_answer  # noqa: F401
 from pvr_keras.benchmarks.sources import Source
 from pvr_keras.data.checks import check_index
 from pvr_keras.references import resolve
@@ -119,46 +120,6 @@ def answers(name):
                          "(BenchmarkHooks.text_answers): it has no multiple-choice "
                          "form")  # fmt: skip
     return tuple(str(int(a)) for a in resolve(hooks.text_answers)(config.build_task()))
-
-
-# Scoring a reply. A reply is NFKC-normalised first (full-width digits and signs are digits and
-# signs; U+2212 is a minus), then read as ASCII: a number is an optional sign and digits, its
-# leading zeros dropped, at most MAX_DIGITS digits (every answer is a small integer; int()
-# refuses 4,300 digits). Both readings take linear time in the reply's length.
-EXTRACTIONS = ("strict", "flexible")
-MAX_DIGITS = 32
-_STRICT = re.compile(r"\s*([-+]?)([0-9]+)\s*")  # no "0*" before the digits: two quantifiers
-_NUMBER = re.compile(r"([-+]?)([0-9]+)")  # over the same zeros backtrack in quadratic time
-_MINUS = str.maketrans({"\u2212": "-"})
-
-
-def extract_answer(reply, extraction="flexible"):
-    """The integer a reply gives, or None.
-
-    ``strict``: the whole reply (spaces and newlines around it apart) is one number
-    (``"7"``, ``" -1\n"``; not ``"7."``, ``"The answer is 7"``). ``flexible``: the last number
-    in the reply (``"3 + 4 = 7"`` gives 7). A reply that is not text, is empty, or whose number
-    has more than ``MAX_DIGITS`` digits gives None.
-    """
-    if extraction not in EXTRACTIONS:
-        raise ValueError(f"extraction must be one of {', '.join(EXTRACTIONS)}; received "
-                         f"{extraction!r}")  # fmt: skip
-    if not isinstance(reply, str):
-        return None
-    text = unicodedata.normalize("NFKC", reply).translate(_MINUS)
-    if extraction == "strict":
-        found = _STRICT.fullmatch(text)
-        found = found and found.groups()
-    else:
-        last = None
-        for last in _NUMBER.finditer(text):  # noqa: B007  (the last match is the one kept)
-            pass
-        found = last and last.groups()
-    if not found:
-        return None
-    sign, digits = found
-    digits = digits.lstrip("0") or "0"  # "-007" is -7
-    return int(sign + digits) if len(digits) <= MAX_DIGITS else None
 
 
 def score_answer(answer, entry, extraction="flexible"):
