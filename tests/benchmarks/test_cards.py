@@ -15,6 +15,22 @@ pq = pytest.importorskip("pyarrow.parquet")
 from huggingface_hub.repocard import metadata_load  # noqa: E402  (datasets' dependency)
 
 NAMES = ("token/w3", "boolean/f3")
+# The features of their files as datasets writes them in a card (save_infos, push_to_hub).
+FEATURES = {
+    "token_w3": [
+        {"name": "tokens", "list": "int32", "length": 11},
+        {"name": "label", "dtype": "int32"},
+        {"name": "pointer", "dtype": "int32"},
+        {"name": "window_positions", "list": "int32", "length": 3},
+        {"name": "held_out", "dtype": "bool"},
+    ],
+    "boolean_f3": [
+        {"name": "bits", "list": "int8", "length": 11},
+        {"name": "label", "dtype": "float32"},
+        {"name": "pointer", "dtype": "int32"},
+        {"name": "frozen", "dtype": "int64"},
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +81,7 @@ def test_the_card_describes_each_config(tmp_path, tool):
     assert [c["config_name"] for c in header["configs"]] == ["token_w3", "boolean_f3"]
     assert [c.get("default", False) for c in header["configs"]] == [True, False]
     assert header["license"] == "apache-2.0"
+    assert {c["config_name"]: c["features"] for c in header["dataset_info"]} == FEATURES
     card = (out / "README.md").read_text()
     assert "arXiv:2107.12580" in card and "@article{zhang2021pointer," in card
     assert "Zhang, Chiyuan and Raghu, Maithra and Kleinberg, Jon and Bengio, Samy" in card

@@ -198,8 +198,9 @@ def test_the_recorded_command_runs(folder, monkeypatch, capsys):
     from lm_eval._cli import HarnessCLI
 
     readme = (folder / "README.md").read_text()
+    lines = {line.split("#")[0].strip() for line in readme.splitlines()}
     for tasks in (tasks_of("generate_until")[0], "pvr", "pvr_mc"):
-        assert lm_eval_export.command(tasks) in readme
+        assert lm_eval_export.command(tasks) in lines, tasks
     command = lm_eval_export.command("pvr_mc").replace("--model hf --model_args pretrained=MODEL",
                                                       "--model dummy")  # fmt: skip
     argv = command.replace("DIR", str(folder)).split() + ["--limit", "3"]
