@@ -201,6 +201,9 @@ def test_the_recorded_command_runs(folder, monkeypatch, capsys):
     lines = {line.split("#")[0].strip() for line in readme.splitlines()}
     for tasks in (tasks_of("generate_until")[0], "pvr", "pvr_mc"):
         assert lm_eval_export.command(tasks) in lines, tasks
+    for task in tasks_of("generate_until"):  # the table: a task's row, its test split's hash
+        [row] = [line for line in readme.splitlines() if line.startswith(f"| `{task}` ")]
+        assert hashes.recorded(name_of(task), "test", "small") in row, row
     command = lm_eval_export.command("pvr_mc").replace("--model hf --model_args pretrained=MODEL",
                                                       "--model dummy")  # fmt: skip
     argv = command.replace("DIR", str(folder)).split() + ["--limit", "3"]
