@@ -54,8 +54,7 @@ def features(schema):
     return lines
 
 
-def _header(entries, fmt):
-    suffix = {"parquet": ".parquet", "text": ".jsonl", "tfrecord": ".tfrecord"}[fmt]
+def _header(entries, suffix):
     lines = ["---", "configs:"]
     for i, entry in enumerate(entries):
         lines.append(f"- config_name: {entry['config'].tfds_name}")
@@ -79,10 +78,10 @@ def _header(entries, fmt):
     return "\n".join(lines)
 
 
-def _section(entry, size):
+def _section(entry, size, suffix):
     config, hashes, sizes = entry["config"], entry["hashes"], entry["sizes"]
     rows = "\n".join(
-        f"| {s} | `{entry['folder']}{s}` | {sizes[s]:,} | "
+        f"| {s} | `{entry['folder']}{s}{suffix}` | {sizes[s]:,} | "
         f"{hashes.get(s) or '(image config: no hash)'} |"
         for s in catalog.SPLITS
     )
@@ -93,27 +92,27 @@ split, size="{size}")[i]`. Task: `{json.dumps(config.task)}`, holdout `{config.h
 `{config.seed}` (the validation split: seed {config.seed + 1} of the training stream). Release
 notes of {config.version}: {catalog.RELEASE_NOTES[config.version]}
 
-| split | files | examples | SHA-256 of the canonical bytes (pvr_keras.benchmarks.split_hash) |
+| split | file | examples | SHA-256 of the canonical bytes (pvr_keras.benchmarks.split_hash) |
 | --- | --- | --- | --- |
 {rows}
 """
 
 
-def _usage(entries, fmt):
+def _usage(entries, fmt, suffix):
     first = entries[0]
-    test = f"{first['folder']}test"
+    test = f"{first['folder']}test{suffix}"
     if fmt == "tfrecord":
-        return (f'    import tensorflow as tf\n    ds = tf.data.TFRecordDataset("{test}.tfrecord")'
+        return (f'    import tensorflow as tf\n    ds = tf.data.TFRecordDataset("{test}")'
                 "  # tf.train.Example records\n")  # fmt: skip
-    read = (f'pandas.read_parquet("{test}.parquet")' if fmt == "parquet"
-            else f'pandas.read_json("{test}.jsonl", lines=True)')  # fmt: skip
+    read = (f'pandas.read_parquet("{test}")' if fmt == "parquet"
+            else f'pandas.read_json("{test}", lines=True)')  # fmt: skip
     return (f"    import datasets\n    ds = datasets.load_dataset(DIR, "
             f'"{first["config"].tfds_name}")  # DIR: this folder; '
             "each config by its config_name\n\n"
             f"    import pandas\n    test = {read}\n")  # fmt: skip
 
 
-def card(entries, *, size, fmt):
+def card(entries, *, size, fmt, suffix):
     """The dataset card of an export.
 
     Args:
@@ -125,10 +124,11 @@ def card(entries, *, size, fmt):
             column has a fixed width).
         size: the size preset exported.
         fmt: ``parquet``, ``text`` or ``tfrecord``.
+        suffix: the data files' (``.parquet``).
     """
     names = ", ".join(e["config"].name for e in entries)
-    sections = "\n".join(_section(e, size) for e in entries)
-    return f"""{_header(entries, fmt)}
+    sections = "\n".join(_section(e, size, suffix) for e in entries)
+    return f"""{_header(entries, suffix)}
 # Pointer Value Retrieval (PVR): {names} ({size})
 
 Pointer Value Retrieval (Zhang, Raghu, Kleinberg, Bengio 2021, {catalog.HOMEPAGE}); Boolean
@@ -139,7 +139,7 @@ holds the canonical examples.
 {sections}
 ## Reading the files
 
-{_usage(entries, fmt)}
+{_usage(entries, fmt, suffix)}
 ## Citation
 
 ```bibtex

@@ -259,7 +259,7 @@ def export(names, out, *, fmt="parquet", size="standard", data_dir=None, log=pri
         else:
             written = {"README.md": cards.card(
                 [_entry(configs, c, fmt, size, sizes, recorded, data_dir) for c in configs],
-                size=size, fmt=fmt)}  # fmt: skip
+                size=size, fmt=fmt, suffix=FORMATS[fmt])}  # fmt: skip
         for relative, content in written.items():
             files.write_text(building / relative, content)
         building.chmod(0o755)  # a plain folder (the temporary one is private)
