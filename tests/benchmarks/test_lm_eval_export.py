@@ -192,11 +192,7 @@ def test_the_dummy_model_scores_chance_on_multiple_choice(folder):
         assert scores[task]["exact_match,flexible-extract"] == 0.0
 
 
-def test_the_recorded_command_runs(folder, monkeypatch, capsys):
-    """The README's and the metadata's command, with lm-eval's dummy model for MODEL, run by
-    lm-eval's own command line (in this process)."""
-    from lm_eval._cli import HarnessCLI
-
+def test_the_readme_gives_the_commands_and_each_tasks_hash(folder):
     readme = (folder / "README.md").read_text()
     lines = {line.split("#")[0].strip() for line in readme.splitlines()}
     for tasks in (tasks_of("generate_until")[0], "pvr", "pvr_mc"):
@@ -204,6 +200,14 @@ def test_the_recorded_command_runs(folder, monkeypatch, capsys):
     for task in tasks_of("generate_until"):  # the table: a task's row, its test split's hash
         [row] = [line for line in readme.splitlines() if line.startswith(f"| `{task}` ")]
         assert hashes.recorded(name_of(task), "test", "small") in row, row
+
+
+@pytest.mark.slow  # the command line indexes lm-eval's thousands of built-in tasks (~10 s)
+def test_the_recorded_command_runs(folder, monkeypatch, capsys):
+    """The README's and the metadata's command, with lm-eval's dummy model for MODEL, run by
+    lm-eval's own command line (in this process), beside its built-in tasks."""
+    from lm_eval._cli import HarnessCLI
+
     command = lm_eval_export.command("pvr_mc").replace("--model hf --model_args pretrained=MODEL",
                                                       "--model dummy")  # fmt: skip
     argv = command.replace("DIR", str(folder)).split() + ["--limit", "3"]
