@@ -10,7 +10,8 @@ access sources, text prompts for language models, a scorer and a manifest of spl
 
 Token and Boolean configs import neither TensorFlow nor JAX here. ``import pvr_keras.tfds``
 registers the same configs as the TFDS dataset ``pvr`` (``tfds.load("pvr/token_w3")``);
-``tools/export_dataset.py`` writes Parquet, TFRecord or text files with a dataset card.
+``tools/export_dataset.py`` writes Parquet, TFRecord or text files of one config or several
+with a dataset card (a Hugging Face dataset folder), or lm-evaluation-harness tasks.
 
 A config names its task kind, and the kind's ``BenchmarkHooks`` (``TaskKind.benchmark``) say
 what differs between kinds (sizes, rows, TFDS features, hashing, text, scoring): a kind of
