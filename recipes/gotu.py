@@ -31,7 +31,8 @@ the Degree-Curriculum, leap 4: the steps to a training loss below 1e-3). The var
 ``rfpoly`` (``random_features``) and ``transformer`` (``gotu_transformer``, at
 ``--transformer-width``); ``--variants`` picks some.
 
-Presets: ``quick`` (minutes on a 2-core CPU: the MLP alone, seed 1, 20 epochs),
+Presets: ``quick`` (minutes on a 2-core CPU: the MLP alone, seed 1, at most 20 epochs; each
+variant's line says when that cuts its own setting),
 ``medium`` (every variant, seeds 1-3, the Transformer at width 1/8: docs/results/gotu),
 ``paper`` (their script: seeds 1-10, the Transformer at their width). Their settings that
 differ here: PyTorch's Adam adds its weight decay (0.001) to the gradient, Keras's Adam
@@ -157,6 +158,7 @@ STEPS_TASKS = ("full16parity",)  # their figure: the steps to a training loss be
 PROFILE_TASKS = ("lengthgen",)  # the learned degree profiles (their MDIs differ per variant)
 TEST_EXAMPLES = 8192  # the recorded test loss's sample; the tracker measures the whole cube
 SEEDS = {"quick": (1,), "medium": (1, 2, 3), "paper": tuple(range(1, 11))}
+QUICK_EPOCHS = 20  # the quick preset's cap on a variant's own epochs
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,10 +219,11 @@ RECIPE = cli.Recipe(
 )
 
 
-def runs_of(parsed, preset):
+def runs_of(parsed, preset, log=None):
     """``[(variant, run)]``, one per (variant, seed): the task's fields, the variant's
     settings, then the run flags given on the command line (``--epochs 5`` shortens every
-    variant)."""
+    variant). ``log`` gets a line per variant: the epochs it trains, and why when that is not
+    the variant's own setting (the quick preset's cap, or ``--epochs``)."""
     from pvr_keras.tasks import FunctionTask
 
     run, own = parsed.run, parsed.own
@@ -238,9 +241,17 @@ def runs_of(parsed, preset):
         values = {**task_fields, **settings, "model": model, "model_kwargs": dict(kwargs),
                   "width": own.transformer_width if model == "gotu_transformer" else 1.0,
                   "momentum": 0.0, "weight_decay": 0.0}  # fmt: skip
-        if preset == "quick" and "epochs" not in given:
-            values["epochs"] = min(values["epochs"], 20)
+        own_epochs = values["epochs"]
+        why = "its own setting"
+        if preset == "quick" and "epochs" not in given and own_epochs > QUICK_EPOCHS:
+            values["epochs"] = QUICK_EPOCHS
+            why = (f"the quick preset's cap; the variant's own setting is {own_epochs}: pass "
+                   f"--epochs {own_epochs} for it")  # fmt: skip
         values.update(given)
+        if "epochs" in given and given["epochs"] != own_epochs:
+            why = f"--epochs; the variant's own setting is {own_epochs}"
+        if log is not None:
+            log(f"[gotu] {own.task} {label}: {values['epochs']} epochs ({why})")
         task = FunctionTask(**{k: values[k] for k in ("num_bits", "target", "domain", "draw")
                                if k in values})  # fmt: skip
         if task.draw == "all":  # every seen point once an epoch
@@ -416,7 +427,7 @@ def _figure(result, own, path, title):
 def main(argv=None):
     parsed = RECIPE.parse_all(argv)
     own = parsed.own
-    labelled = cli.check_task(lambda: runs_of(parsed, parsed.preset))
+    labelled = cli.check_task(lambda: runs_of(parsed, parsed.preset, log=print))
     runs = [run for _, run in labelled]
     chosen = list(dict.fromkeys(label for label, _ in labelled))
     summary = cli.run_sweep(

@@ -92,6 +92,30 @@ def test_run_again_trains_nothing(recipe, trained, capsys):
     assert json.loads((out / "gotu.json").read_text())["runs"] == result["runs"]
 
 
+def test_each_variant_says_its_epochs_and_why_when_a_preset_cuts_them(recipe):
+    def lines(argv):
+        said = []
+        parsed = recipe.RECIPE.parse_all(argv)
+        runs = recipe.runs_of(parsed, parsed.preset, log=said.append)
+        return said, {label: run.epochs for label, run in runs}
+
+    said, epochs = lines(["--preset", "quick", "--task", "threesym", "--variants", "mlp",
+                          "rfrelu"])  # fmt: skip
+    assert epochs == {"mlp": 20, "rfrelu": 20}  # their 40, cut by the quick preset
+    assert said == [
+        f"[gotu] threesym {v}: 20 epochs (the quick preset's cap; the variant's own setting is "
+        f"40: pass --epochs 40 for it)" for v in ("mlp", "rfrelu")
+    ]  # fmt: skip
+    said, epochs = lines(["--preset", "medium", "--task", "threesym", "--variants", "rfrelu"])
+    assert (said, epochs) == (["[gotu] threesym rfrelu: 40 epochs (its own setting)"],
+                              {"rfrelu": 40})  # fmt: skip
+    said, _ = lines(["--preset", "quick", "--task", "2parity", "--variants", "transformer"])
+    assert said == ["[gotu] 2parity transformer: 20 epochs (its own setting)"]  # at the cap
+    said, _ = lines(["--preset", "quick", "--task", "threesym", "--variants", "mlp",
+                     "--epochs", "5"])  # fmt: skip
+    assert said == ["[gotu] threesym mlp: 5 epochs (--epochs; the variant's own setting is 40)"]
+
+
 @pytest.mark.parametrize(
     "argv, match",
     [
