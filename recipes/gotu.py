@@ -303,15 +303,61 @@ def _monomial(bits):
     return "x" + "x".join(map(str, bits)) if bits else "1"
 
 
-def analyse(labelled, out, records):
-    """Per run: the last tracked epoch's numbers; per variant: their summary over seeds."""
+# A run's measures in gotu.json: what a run folder's fourier.json gives, and what a previous
+# summary may hold for a run whose folder is elsewhere (imported records).
+MEASURES = {"epochs_tracked": int, "leak": float, "unseen_mse": float,
+            "unseen_mse_to_mdi": float, "seen_mse": float, "degree_profile": list,
+            "mdi_degree": int, "low_degree_weight": float, "coefficients": list,
+            "steps": int, "reached_eps": bool, "stages": list}  # fmt: skip
+
+
+def previous_summary(out):
+    """``{"runs": {run_dir: measures}, "tracking": ...}`` of the folder's last gotu.json, for
+    the runs whose folders are not here: a study's records taken in with
+    tools/import_results.py bring its summary, not its run folders (fourier.json), and the next
+    summary keeps their measures from it. Read as untrusted: an entry whose fields are not of
+    their kinds is left out (that run's measures are then None)."""
+    try:
+        found = files.read_json(pathlib.Path(out) / "gotu.json")
+    except FileNotFoundError:
+        return {"runs": {}, "tracking": None}
+    found = found if isinstance(found, dict) else {}
+    tracking = found.get("tracking")
+    if not (isinstance(tracking, dict) and isinstance(tracking.get("monomials"), list)
+            and all(isinstance(m, str) for m in tracking["monomials"])
+            and isinstance(tracking.get("target"), list)
+            and isinstance(tracking.get("mdi"), list | None)):  # fmt: skip
+        tracking = None
+    kept = {}
+    runs = found.get("runs")
+    for entry in runs if isinstance(runs, list) else []:
+        if not (isinstance(entry, dict) and isinstance(entry.get("run_dir"), str)):
+            continue
+        if all(entry.get(k) is None or isinstance(entry[k], kind)
+               or (kind is float and isinstance(entry[k], int) and not isinstance(entry[k], bool))
+               for k, kind in MEASURES.items()):  # fmt: skip
+            kept[entry["run_dir"]] = {k: entry.get(k) for k in MEASURES}
+    return {"runs": kept, "tracking": tracking}
+
+
+def analyse(labelled, out, records, previous=None):
+    """Per run: the last tracked epoch's numbers (from its folder; else, for a run whose folder
+    is not here, its entry in ``previous``, the last summary: ``previous_summary``); per
+    variant: their summary over seeds."""
     import numpy as np
 
     from pvr_keras.analysis import fourier_tracking
 
+    previous = previous or {"runs": {}, "tracking": None}
     per_run, first = [], None  # first: the first run's tracking (its monomials, MDI)
     for label, run in labelled:
         found = fourier_tracking.read(pathlib.Path(out) / "runs" / run.run_id) or {}
+        run_dir = f"runs/{run.run_id}"
+        if not found and run_dir in previous["runs"]:
+            kept = previous["runs"][run_dir]
+            per_run.append({"variant": label, "seed": run.seed, "run_dir": run_dir, **kept,
+                            "measured": "previous summary"})  # fmt: skip
+            continue
         first = first or found or None
         epochs = found.get("epochs") or {}
         last = epochs[max(epochs, key=int)] if epochs else {}
@@ -321,7 +367,7 @@ def analyse(labelled, out, records):
         per_run.append({
             "variant": label,
             "seed": run.seed,
-            "run_dir": f"runs/{run.run_id}",
+            "run_dir": run_dir,
             "epochs_tracked": len(epochs),
             "leak": last.get("leak"),
             "unseen_mse": last.get("unseen_mse"),
@@ -334,6 +380,7 @@ def analyse(labelled, out, records):
             "steps": curriculum.get("total_steps", record.get("steps_completed")),
             "reached_eps": curriculum.get("stopped"),  # the loss went below eps at r >= d
             "stages": curriculum.get("stages"),
+            "measured": "run folder" if found else None,
         })  # fmt: skip
     variants = []
     for label in dict.fromkeys(r["variant"] for r in per_run):
@@ -350,7 +397,8 @@ def analyse(labelled, out, records):
             "unseen_mse_mean": float(np.mean(unseen)) if unseen else None,
             "steps_mean": float(np.mean(steps)) if steps else None,
         })  # fmt: skip
-    return {"runs": per_run, "variants": variants, "tracking": _tracking_summary(first)}
+    tracking = _tracking_summary(first) or previous["tracking"]
+    return {"runs": per_run, "variants": variants, "tracking": tracking}
 
 
 def _tracking_summary(found):
@@ -443,7 +491,7 @@ def main(argv=None):
     if missing:
         raise RuntimeError(f"runs not recorded (trained by another worker?): {missing}")
     full = {run.run_id: _record(out, run) for _, run in labelled}
-    result = analyse(labelled, out, full)
+    result = analyse(labelled, out, full, previous_summary(out))
     result["task"] = dataclasses.asdict(runs[0].task)  # the first variant's (lengthgen: k6)
     result["config"] = {"task": own.task, "run": parsed.run.to_dict(),
                         "recipe": cli.to_dict(own), "variants": list(chosen)}  # fmt: skip

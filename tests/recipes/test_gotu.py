@@ -3,6 +3,7 @@ measures on the unseen points against the saved models, the plot, resume; bad in
 
 import csv
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -90,6 +91,33 @@ def test_run_again_trains_nothing(recipe, trained, capsys):
     recipe.main([*TINY, "--out", str(out)])
     assert "0 to run" in capsys.readouterr().out
     assert json.loads((out / "gotu.json").read_text())["runs"] == result["runs"]
+
+
+def test_a_run_whose_folder_is_elsewhere_keeps_its_measures_from_the_last_summary(
+    recipe, trained, tmp_path, capsys
+):
+    # As after tools/import_results.py: the records and the summary, not every run folder.
+    out, result = trained
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    gone = result["runs"][1]
+    shutil.rmtree(moved / gone["run_dir"])
+    recipe.main([*TINY, "--out", str(moved)])
+    assert "0 to run" in capsys.readouterr().out
+    again = json.loads((moved / "gotu.json").read_text())
+    assert [r["measured"] for r in again["runs"]] == [
+        "previous summary" if r["run_dir"] == gone["run_dir"] else "run folder"
+        for r in result["runs"]
+    ]
+    strip = [{k: v for k, v in r.items() if k != "measured"} for r in again["runs"]]
+    assert strip == [{k: v for k, v in r.items() if k != "measured"} for r in result["runs"]]
+    assert again["variants"] == result["variants"]  # its seed still counts, with its leak
+    # an entry read back is untrusted: a field of the wrong kind drops that run's measures
+    summary = json.loads((moved / "gotu.json").read_text())
+    summary["runs"][1]["leak"] = "0.5"
+    (moved / "gotu.json").write_text(json.dumps(summary))
+    recipe.main([*TINY, "--out", str(moved)])
+    assert json.loads((moved / "gotu.json").read_text())["runs"][1]["leak"] is None
 
 
 def test_each_variant_says_its_epochs_and_why_when_a_preset_cuts_them(recipe):
