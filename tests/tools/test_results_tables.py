@@ -235,10 +235,12 @@ def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None, profiles=
     each with its seen MSE (``seen``: {variant: MSE}, else 0.001) and degree profile
     (``profiles``: {variant: W^0..W^15}, else all at degree 0); a variant ``kN`` (lengthgen)
     has an MDI of degree N and its run the share of its weight at degrees <= N, as
-    recipes/gotu.py records them."""
+    recipes/gotu.py records them. A leak may be (mean, seeds' min, max); else all three."""
     seen, profiles = seen or {}, profiles or {}
-    variants = [dict(variant=name, seeds=seeds, leak_mean=leak, steps_mean=None)
-                for name, leak in (leaks or {}).items()]  # fmt: skip
+    spans = {name: leak if isinstance(leak, tuple) else (leak, leak, leak)
+             for name, leak in (leaks or {}).items()}  # fmt: skip
+    variants = [dict(variant=name, seeds=seeds, leak_mean=mean, leak_min=lo, leak_max=hi,
+                     steps_mean=None) for name, (mean, lo, hi) in spans.items()]  # fmt: skip
     variants += [dict(variant=name, seeds=seeds, leak_mean=None, steps_mean=n)
                  for name, n in (steps or {}).items()]  # fmt: skip
     low = [1.0] + [0.0] * 15  # a degree profile all at degree 0
@@ -284,9 +286,18 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
     assert "not: the mean-field net leaks the most on 2 of 4 tasks" in verdict(
         threesym=dict(good, meanfield=0.9), rfexample=dict(good, meanfield=0.76)
     )
+    assert ("alpha falls with the learning rate (3 seeds; mean, seed range): 0.99 (0.99-0.99) "
+            "at 0.01 to 0.85 (0.85-0.85) at 0.15; flat within the seeds' spread from 0.01 to "
+            "0.01") in verdict()  # fmt: skip
     rising = {f"lr{lr:g}": lr for lr in (0.15, 0.1, 0.03, 0.01)}
-    assert "not: alpha against the learning rate: Spearman +1.00 (0.01 at 0.01, 0.15 at 0.15)" \
-           in verdict(lr=rising)  # fmt: skip
+    assert ("not: alpha falls with the learning rate (3 seeds; mean, seed range): 0.01 "
+            "(0.01-0.01) at 0.01 to 0.15 (0.15-0.15) at 0.15") in verdict(lr=rising)  # fmt: skip
+    # means that fall, seeds that overlap: the largest rate's best seed reaches the smallest's
+    # worst, so the fall is within the seeds' spread
+    spread = {"lr0.15": (0.6, 0.5, 0.75), "lr0.03": (0.7, 0.65, 0.75), "lr0.01": (0.8, 0.7, 0.9)}
+    assert ("not: alpha falls with the learning rate (3 seeds; mean, seed range): 0.80 "
+            "(0.70-0.90) at 0.01 to 0.60 (0.50-0.75) at 0.15; flat within the seeds' spread from "
+            "0.01 to 0.15") in verdict(lr=spread)  # fmt: skip
     # The curriculum: at N = 3000 both learn, the curriculum in fewer steps; at N = 7000 only
     # the curriculum learns (normal training memorises: a cube MSE of 1.2).
     memorised = {"full16parity": {"N7000-normal": 1.2}}
