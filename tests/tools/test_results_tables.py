@@ -306,21 +306,38 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
     found = verdict(steps=steps, seen=memorised)
     assert found.startswith("reproduced")
     said = (
-        "the Degree-Curriculum learns the parity of 16 bits with fewer samples or steps at 2 of 2 "
-        "sizes, normal training at 0 (N = 3000: normal learns (900 steps, cube MSE 0.00), "
-        "curriculum learns (500 steps, cube MSE 0.00); N = 7000: normal does not (300 steps, "
-        "cube MSE 1.20), curriculum learns (800 steps, cube MSE 0.00))"
+        "the Degree-Curriculum learns the parity of 16 bits with fewer samples or steps (the "
+        "smallest size each learns at: curriculum N = 3000, normal training N = 3000; the "
+        "curriculum's steps against normal training's: 0.6x at N = 3000, 2.7x at N = 7000) "
+        "(N = 3000: normal learns (900 steps, cube MSE 0.00), curriculum learns (500 steps, cube "
+        "MSE 0.00); N = 7000: normal does not (300 steps, cube MSE 1.20), curriculum learns (800 "
+        "steps, cube MSE 0.00))"
     )
     assert said in found
+    # Fewer samples with more steps: only the curriculum learns, at the larger size.
+    memorised = {"full16parity": {"N3000-normal": 1.2, "N3000-curriculum": 1.1,
+                                  "N7000-normal": 1.2}}  # fmt: skip
+    found = verdict(steps=steps, seen=memorised)
+    assert found.startswith("reproduced")
+    assert ("(the smallest size each learns at: curriculum N = 7000, normal training none of "
+            "N = 3000, 7000; the curriculum's steps against normal training's: 0.6x at N = "
+            "3000, 2.7x at N = 7000)") in found  # fmt: skip
     slower = {"N3000-normal": 400, "N3000-curriculum": 500}
-    assert "not: the Degree-Curriculum learns the parity of 16 bits with fewer samples or " \
-           "steps at 0 of 1 sizes, normal training at 1" in verdict(steps=slower)  # fmt: skip
+    assert ("not: the Degree-Curriculum learns the parity of 16 bits with fewer samples or "
+            "steps (the smallest size each learns at: curriculum N = 3000, normal training N = "
+            "3000; the curriculum's steps against normal training's: 1.2x at N = 3000)"
+            ) in verdict(steps=slower)  # fmt: skip
     never = {"N3000-normal": 400, "N3000-curriculum": None}
     assert "curriculum learns (never reaches the loss" in verdict(steps=never)
-    assert "at 0 of 1 sizes, normal training at 1" in verdict(steps=never)
+    assert "steps against normal training's: none to compare)" in verdict(steps=never)
+    assert "not: the Degree-Curriculum" in verdict(steps=never)
     neither = {"full16parity": {"N3000-normal": 1.5, "N3000-curriculum": 1.2}}
     said = "not: the Degree-Curriculum learns the parity of 16 bits with fewer samples or steps "
-    assert said + "at 0 of 1 sizes, normal training at 0" in verdict(steps=slower, seen=neither)
+    assert said + "(the smallest size each learns at: curriculum none of N = 3000, normal " \
+                  "training none of N = 3000;" in verdict(steps=slower, seen=neither)  # fmt: skip
+    # Normal training learns at a smaller size than the curriculum: more samples.
+    later = {"full16parity": {"N3000-curriculum": 1.2}}
+    assert "not: the Degree-Curriculum" in verdict(steps=steps, seen=later)
     # Length generalisation: the learned weight at degree <= k (here k = 9 mostly at degree 15).
     parity = {"k9": [0.1] + [0.0] * 14 + [0.9]}
     assert "not: trained on the Hamming ball H <= k, the MLP keeps its Fourier weight at degree " \
