@@ -1337,7 +1337,28 @@ def _value_functions(r):
             "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
-            "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}"}  # fmt: skip
+            "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}",
+            "mdi_replaces": mdi_replaces}  # fmt: skip
+
+
+def polynomial(terms):
+    """``[(coefficient, monomial)]`` as a polynomial: ``1 - x0 + 1.5x1``."""
+    out = ""
+    for c, m in terms:
+        size = abs(c)
+        body = m if size == 1 and m != "1" else f"{size:g}" if m == "1" else f"{size:g}{m}"
+        out += (("-" if c < 0 else "") if not out else (" - " if c < 0 else " + ")) + body
+    return out or "0"
+
+
+def mdi_replaces(summary):
+    """What a gotu task's MDI puts in place of the target's terms, from its ``gotu.json``
+    (the solver's coefficients as tracked): ``x0x1x2 by 1 - x0 - x1 + ...``."""
+    t = summary["tracking"]
+    rows = list(zip(t["monomials"], t["target"], t["mdi"], strict=True))
+    gone = [(f, m) for m, f, g in rows if f and abs(g - f) > 1e-9]
+    new = [(round(g - f, 6), m) for m, f, g in rows if not f and abs(g) > 1e-9]
+    return f"{polynomial(gone)} by {polynomial(new)}"
 
 
 def _config_names(family=None):
