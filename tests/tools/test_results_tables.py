@@ -470,3 +470,24 @@ def test_a_study_file_that_is_a_link_a_fifo_or_too_deep_is_one_line(tmp_path, ca
         assert status == 2 and err.startswith("results_tables: error:"), err
         assert {"link": "symbolic link", "fifo": "not a plain file",
                 "deep logits": "logits.json nests deeper"}[kind] in err  # fmt: skip
+
+
+def test_the_mdi_stated_in_the_docs_is_the_solvers(claims):
+    """docs/results states each GOTU task's MDI through ``mdi_replaces`` on its summary: the
+    tracked MDI coefficients, as a polynomial on the whole cube, are the solver's MDI."""
+    import numpy as np
+
+    from pvr_keras.analysis import unseen
+    from pvr_keras.benchmarks import cube
+    from pvr_keras.tasks import FunctionTask
+
+    summary = json.loads((REPO / "docs/results/gotu/cyclic3dim15/gotu.json").read_text())
+    assert claims.mdi_replaces(summary) == "x0x1x2 by 1 - x0 - x1 + x0x1 - x2 + x0x2 + x1x2"
+    task = FunctionTask(**{k: summary["task"][k] for k in ("num_bits", "target", "domain")})
+    x = cube(task.num_bits, np.arange(2**task.num_bits)).astype(np.float64)
+    tracked = sum(c * np.prod([x[:, int(b)] for b in m.split("x")[1:]], axis=0)
+                  for m, c in zip(summary["tracking"]["monomials"], summary["tracking"]["mdi"],
+                                  strict=True))  # fmt: skip
+    np.testing.assert_allclose(tracked, unseen.task_mdi(task), atol=1e-6)
+    assert claims.polynomial([(-1.25, "x0"), (1.5, "x1"), (1, "x2")]) == "-1.25x0 + 1.5x1 + x2"
+    assert claims.polynomial([(2, "1"), (-1, "1")]) == "2 - 1"
