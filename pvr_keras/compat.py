@@ -218,3 +218,44 @@ def names_unchanged():
     finally:
         counts = collections.defaultdict(int, saved or {})
         global_state.set_global_attribute("object_name_uids", counts)
+
+
+# Coupled weight decay, as PyTorch's optimizers' ``weight_decay`` does it: decay * w added to
+# each gradient before the update (for Adam: before its moments), where Keras's own
+# ``weight_decay`` shrinks the weights apart from the gradient. Keras 3 has no public hook
+# between the gradients and the update; ``_backend_apply_gradients`` is where both ``apply``
+# and ``stateless_apply`` (the JAX trainer's and our populations' path) pass the gradients
+# with their variables. Checked on Keras 3.15; the guard fails loudly once the method is gone.
+_COUPLED = {}
+
+
+def coupled_decay_optimizer(cls):
+    """``cls`` (a Keras optimizer class) with a ``coupled_weight_decay`` argument, registered
+    for saving (``pvr_keras>Coupled<Name>``)."""
+    import keras
+
+    if cls in _COUPLED:
+        return _COUPLED[cls]
+    if not hasattr(cls, "_backend_apply_gradients"):
+        raise RuntimeError(f"keras {keras.__version__}: {cls.__name__} has no "
+                           "_backend_apply_gradients; coupled weight decay needs another "
+                           "hook (pvr_keras/compat.py)")  # fmt: skip
+
+    class Coupled(cls):
+        def __init__(self, *args, coupled_weight_decay=0.0, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.coupled_weight_decay = float(coupled_weight_decay)
+
+        def _backend_apply_gradients(self, grads, trainable_variables):
+            decay = self.coupled_weight_decay
+            if decay:
+                grads = [g if g is None else g + keras.ops.cast(decay, g.dtype) * v.value
+                         for g, v in zip(grads, trainable_variables, strict=True)]  # fmt: skip
+            return super()._backend_apply_gradients(grads, trainable_variables)
+
+        def get_config(self):
+            return {**super().get_config(), "coupled_weight_decay": self.coupled_weight_decay}
+
+    Coupled.__name__ = Coupled.__qualname__ = f"Coupled{cls.__name__}"
+    _COUPLED[cls] = keras.saving.register_keras_serializable("pvr_keras")(Coupled)
+    return _COUPLED[cls]

@@ -53,12 +53,14 @@ MEMORY_SHARE = 0.8
 def key(run):
     """What runs must share to train in one population: a program of the same shapes (the
     kind, the model and its arguments, the batch and training-set size, the optimizer, its
-    schedule kind and momentum, the dtype policy) and the same input."""
+    schedule kind and momentum, Adam's epsilon and the coupled weight decay, the dtype policy)
+    and the same input."""
     train = run.train
     arguments = json.dumps(run.model_arguments(), sort_keys=True, default=str)
     return (run.kind, run.model, arguments, train.batch_size, run.flat()["num_examples"],
-            train.optimizer, train.schedule, train.momentum, train.dtype_policy,
-            run.system.input, bool(train.curriculum_leap))  # fmt: skip
+            train.optimizer, train.schedule, train.momentum, train.adam_epsilon,
+            train.coupled_weight_decay, train.dtype_policy, run.system.input,
+            bool(train.curriculum_leap))  # fmt: skip
 
 
 def groups(runs, size):
