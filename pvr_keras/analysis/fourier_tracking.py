@@ -1,6 +1,7 @@
 """Tracks what a Boolean model has learned, epoch by epoch, exactly on the whole cube.
 
-``FourierTracker`` is a Keras callback: after every ``every`` epochs it evaluates the model on
+``FourierTracker`` is a Keras callback: before the first step (epoch 0: the initial function,
+as Abbe et al.'s tracking starts) and after every ``every`` epochs it evaluates the model on
 the cube (``boolean.model_values``) and stores, in ``<run folder>/fourier.json``, the learned
 function's Fourier coefficients on the tracked monomials, half its mean squared error on the
 cube (the generalisation error of Abbe et al. 2022) and, with frozen bits, half its squared
@@ -110,12 +111,17 @@ class FourierTracker(keras.callbacks.Callback):
         found = read(self.folder)
         if found is not None and found.get("subsets") == self.subsets:
             self.epochs = {int(k): v for k, v in found["epochs"].items()}
+        if not self.epochs:  # a fresh run (a resumed one keeps its own epoch 0, or none)
+            self._measure(0)
 
     def on_epoch_end(self, epoch, logs=None):
         done = epoch + 1
         last = done == self.params.get("epochs")
         if done % self.every and not last:
             return
+        self._measure(done)
+
+    def _measure(self, done):
         values = boolean.model_values(self.model, self.task.num_bits)
         self.epochs[done] = measures(values, self.target, self.frozen, self.subsets,
                                      seen=self.seen, mdi=self.mdi)  # fmt: skip
