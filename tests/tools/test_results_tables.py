@@ -491,3 +491,27 @@ def test_the_mdi_stated_in_the_docs_is_the_solvers(claims):
     np.testing.assert_allclose(tracked, unseen.task_mdi(task), atol=1e-6)
     assert claims.polynomial([(-1.25, "x0"), (1.5, "x1"), (1, "x2")]) == "-1.25x0 + 1.5x1 + x2"
     assert claims.polynomial([(2, "1"), (-1, "1")]) == "2 - 1"
+
+
+def test_the_papers_window_3_runs_are_judged_by_the_fast_slow_rule(claims):
+    def run(holdout, seed, fit_at, accuracy):
+        curve = [0.5] * (fit_at - 1) + [1.0]
+        return {"holdout": holdout, "seed": seed, "curve_train_eval_accuracy": curve,
+                "test_accuracy": accuracy}  # fmt: skip
+
+    # earliest fit 25: slow from 37.5 (SLOW_AFTER 1.5); a slow learner is said, not a miss
+    runs = [run(1, 0, 41, 0.97), run(6, 2, 25, 1.0), run(1, 1, 29, 0.995), run(6, 0, 30, 0.9)]
+    assert claims._paper_w3(runs) == (
+        "2 of the 3 runs that are not slow learners get >= 99% held-out, holdout-6 seed 0 90.0% "
+        "a miss; slow by the rule (from epoch 37.5), which the paper excludes: holdout-1 seed 0 "
+        "(fit at epoch 41, 97.0%) (4 of 6 runs so far)"
+    )
+    assert claims._paper_w3(runs[1:3]) == (
+        "2 of the 2 runs that are not slow learners get >= 99% held-out (2 of 6 runs so far)"
+    )
+
+
+def test_the_appendix_e_bound_is_the_papers_recipes_seeds_alone(claims):
+    verdict = claims.fig12_verdict(claims.studies(REPO / "docs" / "results"))
+    assert "below 0.39 at 95% from 0 of 6 on the paper's recipe)" in verdict
+    assert "pooled" not in verdict  # the two settings share seeds: not independent draws
