@@ -515,3 +515,17 @@ def test_the_appendix_e_bound_is_the_papers_recipes_seeds_alone(claims):
     verdict = claims.fig12_verdict(claims.studies(REPO / "docs" / "results"))
     assert "below 0.39 at 95% from 0 of 6 on the paper's recipe)" in verdict
     assert "pooled" not in verdict  # the two settings share seeds: not independent draws
+
+
+def test_figure_16s_mod_sum_half_is_untestable_only_at_chance(claims):
+    class Study:
+        def __init__(self, accuracies):
+            self.accuracies = accuracies
+
+        def runs(self, **where):
+            return [{"test_accuracy": a} for a in self.accuracies]
+
+    chance = claims.fig16_verdict({"aggregations_quick": Study([0.097, 0.105])})
+    assert "not testable here: mod_sum is at chance in every cell (9.7-10.5%)" in chance
+    learns = claims.fig16_verdict({"aggregations_quick": Study([0.6, 0.1])})
+    assert "not testable" not in learns and learns.startswith("partly (mod_sum the hardest; ")
