@@ -244,6 +244,50 @@ def fig8(r):
     return ours, time
 
 
+FURTHER = ("pointer to bottom left", "pointer to bottom right")  # Figure 15: the other cells
+
+
+def fig15(r):
+    medium = _figure7(r, "figure7")
+    res, vgg = medium["resnet18"], medium["vgg11_bn"]
+
+    def pair(found, model, subset):
+        cell = found["logits"]["models"][model]["subsets"][subset]
+        return f"{cell['mean_logit_held_out']:+.2f} vs {cell['mean_logit_other']:+.2f}"
+
+    def cell(subset):
+        classes = res["logits"]["models"]["holdout"]["subsets"][subset]["held_out_classes"]
+        return (f"{subset[len('pointer to '):]} (classes {', '.join(map(str, classes))}): "
+                f"holdout ResNet18 {pair(res, 'holdout', subset)}, VGG11-BN "
+                f"{pair(vgg, 'holdout', subset)}; IID {pair(res, 'IID', subset)}, "
+                f"{pair(vgg, 'IID', subset)}")  # fmt: skip
+
+    ours = ("the further pointer positions, mean logit of the cell's held-out classes vs the "
+            f"others: {'; '.join(cell(s) for s in FURTHER)}")  # fmt: skip
+    time = "`figure7` medium study (`logits.json`, its subsets for every pointed cell)"
+    return ours, time
+
+
+def fig15_verdict(r):
+    """Reproduced when, at every further pointer position, both holdout models give the held-
+    out classes a lower mean logit than the others and both IID models a higher one."""
+    medium = _figure7(r, "figure7")
+    low = high = True
+    for found in medium.values():
+        for subset in FURTHER:
+            for model, wanted in (("holdout", "low"), ("IID", "high")):
+                cell = found["logits"]["models"][model]["subsets"][subset]
+                below = cell["mean_logit_held_out"] < cell["mean_logit_other"]
+                low = low and (below if wanted == "low" else True)
+                high = high and (not below if wanted == "high" else True)
+    if low and high:
+        return "partly: reproduced at width 16 (paper 64), 5 epochs (paper 10), 1 seed"
+    if not low:
+        return ("not reproduced: the holdout models do not give every further cell's held-out "
+                "classes lower logits")  # fmt: skip
+    return "not reproduced: the IID models give held-out classes lower logits too"
+
+
 def fig9(r):
     t = r["thresholds"]
 
@@ -1002,6 +1046,9 @@ ROWS = [
     ("Fig. 8: logits under holdout",
      "the holdout model gives the held-out classes low logits", fig8, "as Fig. 7",
      "partly: reproduced at width 16 (paper 64), 5 epochs (paper 10), 1 seed"),
+    ("Fig. 15, App. B: logits of further pointer positions",
+     "holdout failures are systematic: the learned pointer-label correlations give the held-out "
+     "classes of every pointed cell low logits", fig15, "as Fig. 7", fig15_verdict),
     ("Fig. 9: MLP, size x window",
      "train 100% everywhere; test random at small sizes, jumps to 100% past a threshold", fig9,
      "the paper's MLP, 2 seeds, windows 2-3, 30 epochs at window 2 and 80 at window 3 (paper "

@@ -529,3 +529,29 @@ def test_figure_16s_mod_sum_half_is_untestable_only_at_chance(claims):
     assert "not testable here: mod_sum is at chance in every cell (9.7-10.5%)" in chance
     learns = claims.fig16_verdict({"aggregations_quick": Study([0.6, 0.1])})
     assert "not testable" not in learns and learns.startswith("partly (mod_sum the hardest; ")
+
+
+def test_figure_15_holds_when_every_further_cell_is_systematic(claims, monkeypatch):
+    def found(held_out, other, iid_held_out=2.0):
+        cell = {"mean_logit_held_out": held_out, "mean_logit_other": other}
+        iid = {"mean_logit_held_out": iid_held_out, "mean_logit_other": -2.0}
+        return {
+            "logits": {
+                "models": {
+                    "holdout": {"subsets": dict.fromkeys(claims.FURTHER, cell)},
+                    "IID": {"subsets": dict.fromkeys(claims.FURTHER, iid)},
+                }
+            }
+        }
+
+    def verdict(res, vgg):
+        monkeypatch.setattr(claims, "_figure7", lambda r, study: {"resnet18": res, "vgg11_bn": vgg})
+        return claims.fig15_verdict({})
+
+    assert verdict(found(-2.6, -0.1), found(-2.5, -0.4)).startswith("partly: reproduced")
+    assert verdict(found(-2.6, -0.1), found(0.5, -0.4)).startswith(
+        "not reproduced: the holdout models do not give every further cell's"
+    )
+    assert verdict(found(-2.6, -0.1), found(-2.5, -0.4, iid_held_out=-3.0)).startswith(
+        "not reproduced: the IID models"
+    )
