@@ -1112,7 +1112,10 @@ ROWS = [
      "Hamming ball); the Degree-Curriculum needs fewer steps for parity", gotu,
      "their tasks, models and settings per model (tools/gotu_study.sh); seed 1 on TensorFlow "
      "on a 2-core CPU, seeds 2-3 mostly on JAX on one H200 (theirs: seeds 1-10); the "
-     "Transformer at width 1/8 (dim 32); Keras's Adam without their coupled weight decay",
+     "Transformer at width 1/8 (dim 32); their Adam runs (every Transformer, lengthgen, "
+     "full16parity) without their coupled weight decay 0.001 and at Keras's epsilon 1e-7 "
+     "(theirs 1e-8; both now options: --coupled-weight-decay, --adam-epsilon); the random "
+     "features trained, as their code's misspelt `required_grad` leaves them",
      gotu_verdict),
 ]  # fmt: skip
 
