@@ -52,7 +52,10 @@ class TrainRecipe:
         "PyTorch's optimizers' weight_decay does (0: none)",
         default=0.0,
     )
-    adam_epsilon: float = field("Adam's epsilon (Keras's 1e-7; PyTorch's Adam: 1e-8)", default=1e-7)
+    adam_epsilon: float = field(
+        "Adam's epsilon (Keras's 1e-7; PyTorch's Adam: 1e-8); the other optimizers ignore it",
+        default=1e-7,
+    )
     batch_size: int = field("global batch size", default=1024)
     epochs: int = field("epochs (at least min_steps steps)", default=200)
     warmup_epochs: int = field("linear warm-up epochs", default=10)
@@ -103,9 +106,6 @@ class TrainRecipe:
         for name in ("coupled_weight_decay", "adam_epsilon"):  # 1 and 1.0: one id
             if isinstance(getattr(self, name), int):
                 object.__setattr__(self, name, float(getattr(self, name)))
-        if self.adam_epsilon != 1e-7 and self.optimizer != "adam":
-            raise ValueError(f"adam_epsilon is Adam's; the optimizer is {self.optimizer!r} "
-                             f"(received adam_epsilon={self.adam_epsilon!r})")  # fmt: skip
         check_number("failed_below", self.failed_below, 0, maximum=1)
         check_number("curriculum_eps", self.curriculum_eps, 0, above=True)
         if isinstance(self.curriculum_eps, int):  # 1 and 1.0: one configuration, one id
