@@ -10,6 +10,7 @@ from tests.backend_split import (
     ANY_BACKEND,
     BACKEND_DEPENDENT,
     BACKEND_FREE,
+    BALANCED,
     SKIP_ANY_ENV,
     SKIP_ENV,
     is_any_backend,
@@ -27,7 +28,7 @@ def _tests_of(path):
 
 
 def test_every_entry_names_a_folder_file_or_test():
-    for entry in BACKEND_FREE + BACKEND_DEPENDENT + ANY_BACKEND:
+    for entry in BACKEND_FREE + BACKEND_DEPENDENT + ANY_BACKEND + BALANCED:
         path, _, name = entry.partition("::")
         assert (REPO / path).exists(), entry
         if name:
@@ -79,6 +80,13 @@ def test_a_backend_agnostic_test_is_not_backend_free():
     both runs."""
     for entry in ANY_BACKEND:
         assert not is_backend_free(entry), entry
+
+
+def test_a_balanced_test_runs_in_the_jax_process_only():
+    """A backend-free test moved to even out CI's two processes runs in exactly one: JAX's."""
+    for entry in BALANCED:
+        node = entry + "::test_x"
+        assert is_any_backend(node) and not is_backend_free(node), entry
 
 
 def test_the_variables_deselect_the_backend_free_and_agnostic_tests():
