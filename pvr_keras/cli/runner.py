@@ -403,8 +403,10 @@ def run_sweep(
     check_task(lambda: sweeps_manifest_compatible(own.out))
     run = parsed.run
     if not started:
+        # the engine is measured for the grid's first run: the base run's model (the kind's
+        # default) may be in no run of the grid (a study's variants name their models)
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
-                        run=run, population=run.system.population)  # fmt: skip
+                        run=runs[0] if runs else run, population=run.system.population)  # fmt: skip
         engine = {"backend": backend, "population": population_size(run.system.population)}
         run = run.replace(**engine)
         parsed = dataclasses.replace(parsed, run=run)

@@ -60,7 +60,7 @@ def test_the_leak_and_unseen_errors_are_those_of_the_saved_models(trained):
         assert r["unseen_mse"] == pytest.approx(np.mean((values - target)[~seen] ** 2), rel=1e-5)
         assert r["unseen_mse_to_mdi"] == pytest.approx(np.mean((values - mdi)[~seen] ** 2),
                                                        rel=1e-5, abs=1e-9)  # fmt: skip
-        assert r["epochs_tracked"] == 2  # epochs 2 and 3 (the last is always tracked)
+        assert r["epochs_tracked"] == 3  # 0 (before the first step), 2 and 3 (the last always)
         assert r["mdi_degree"] == 1  # x0 + x1 - 1
         profile = boolean.degree_profile(values)
         assert r["low_degree_weight"] == pytest.approx(profile[:2].sum() / profile.sum(), rel=1e-4)
@@ -163,3 +163,23 @@ def test_bad_input_is_refused_before_any_work(recipe, tmp_path, argv, match, cap
     shown = str(raised.value) + capsys.readouterr().err
     assert match in shown or __import__("re").search(match, shown)
     assert not (tmp_path / "x").exists()
+
+
+def test_the_engine_is_chosen_for_the_grids_model_not_the_kinds_default(
+    recipe, tmp_path, monkeypatch
+):
+    from pvr_keras.cli import runner
+
+    seen = []
+
+    class Chosen(Exception):
+        pass
+
+    def start(*args, run=None, **kwargs):
+        seen.append(run.model)
+        raise Chosen
+
+    monkeypatch.setattr(runner, "start", start)
+    with pytest.raises(Chosen):
+        recipe.main(["--num-bits", "8", "--variants", "transformer", "--out", str(tmp_path)])
+    assert seen == ["gotu_transformer"]  # the kind's default model is bits_mlp
