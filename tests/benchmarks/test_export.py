@@ -95,17 +95,6 @@ def test_bad_exports_fail_before_any_work(tmp_path, tool, monkeypatch, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full"]  # no half export, no temp
 
 
-@pytest.fixture
-def no_work(monkeypatch):
-    """Writers that fail the test if an export starts writing."""
-
-    def work(source, path):
-        raise AssertionError(f"the export started writing {path}")
-
-    for fmt in export.WRITERS:
-        monkeypatch.setitem(export.WRITERS, fmt, work)
-
-
 def test_a_target_that_cannot_be_an_export_folder_fails_before_any_work(tmp_path, tool, no_work):
     empty = tmp_path / "empty"
     empty.mkdir()

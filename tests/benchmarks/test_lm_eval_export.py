@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pvr_keras import benchmarks
-from pvr_keras.benchmarks import catalog, export, hashes, lm_eval_export, text
+from pvr_keras.benchmarks import catalog, hashes, lm_eval_export, text
 from tests import scripts
 from tests.benchmarks.test_text_extraction import REPLIES
 
@@ -216,15 +216,6 @@ def test_the_recorded_command_runs(folder, monkeypatch, capsys):
     cli.execute(cli.parse_args())
     table = capsys.readouterr().out
     assert all(f"|{task}" in table.replace(" - ", "") for task in tasks_of("multiple_choice"))
-
-
-@pytest.fixture
-def no_work(monkeypatch):
-    def work(source, path):
-        raise AssertionError(f"the export started writing {path}")
-
-    for fmt in export.WRITERS:
-        monkeypatch.setitem(export.WRITERS, fmt, work)
 
 
 def test_bad_input_fails_with_one_line_before_any_work(tmp_path, tool, no_work, capsys):
