@@ -97,19 +97,16 @@ class TrainRecipe:
             )
         object.__setattr__(self, "curriculum_leap", int(leap))
         check_number("learning_rate", self.learning_rate, 0, above=True)
-        if isinstance(self.learning_rate, int):  # 1 and 1.0 are one configuration: one id
-            object.__setattr__(self, "learning_rate", float(self.learning_rate))
         check_number("momentum", self.momentum, 0)
         check_number("weight_decay", self.weight_decay, 0)
         check_number("coupled_weight_decay", self.coupled_weight_decay, 0)
         check_number("adam_epsilon", self.adam_epsilon, 0, above=True)
-        for name in ("coupled_weight_decay", "adam_epsilon"):  # 1 and 1.0: one id
-            if isinstance(getattr(self, name), int):
-                object.__setattr__(self, name, float(getattr(self, name)))
         check_number("failed_below", self.failed_below, 0, maximum=1)
         check_number("curriculum_eps", self.curriculum_eps, 0, above=True)
-        if isinstance(self.curriculum_eps, int):  # 1 and 1.0: one configuration, one id
-            object.__setattr__(self, "curriculum_eps", float(self.curriculum_eps))
+        # 1 and 1.0 are one configuration: one id
+        for name in ("learning_rate", "curriculum_eps", "coupled_weight_decay", "adam_epsilon"):
+            if isinstance(getattr(self, name), int):
+                object.__setattr__(self, name, float(getattr(self, name)))
         if self.curriculum_leap and (self.schedule != "constant" or self.warmup_epochs):
             raise ValueError(
                 f"the Degree-Curriculum (curriculum_leap={self.curriculum_leap}) trains epochs "
