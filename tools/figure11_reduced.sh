@@ -6,7 +6,8 @@
 # MLP at window 4 on 10^6 and 10^7 examples. One seed. Resumable: run it again after a kill.
 # The step-budget control (window 2 at a tenth of its threshold on window 3's tenth-size
 # budget, 9,800 steps with ~100 of warm-up) and seeds 1-2 of window 3 at 5x10^4 run before
-# window 4. Every run on BACKEND (default tensorflow: the faster engine of a CPU, issue 34).
+# window 4. Every run on BACKEND if set, else on the engine measured fastest on this machine for
+# the run's model (pvr_keras.engines; cached per machine).
 # The paper states sufficiency at ~5x10^(m+3); a tenth of it is our probe, not its claim.
 # The window-4 Mixer alone is 2 x 97,660 steps: ~11 h on a 2-core CPU at TensorFlow + XLA's
 # ~0.2 s a step (tools/bench_engines.py), 47-93 h at JAX's; each line can run on its own machine.
@@ -20,10 +21,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${1:-runs/figure11_reduced}
 PY=${PYTHON:-python}
-BACKEND=${BACKEND:-tensorflow}
+BACKEND=${BACKEND:-}
 sweep() {
   echo "=== $(date -u +%FT%TZ) $*"
-  "$PY" recipes/token_sweep.py --sweep size_window --preset paper --backend "$BACKEND" --seeds 0 \
+  "$PY" recipes/token_sweep.py --sweep size_window --preset paper ${BACKEND:+--backend "$BACKEND"} --seeds 0 \
     --test-examples 10000 --epochs 20 --warmup-epochs 2 --out "$RESULTS/token" "$@"
 }
 # --min-steps: 20 epochs of the threshold size at batch 1024, for both sizes of the window;
