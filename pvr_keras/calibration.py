@@ -17,7 +17,7 @@ ignored with a one-line note (and replaced by the next measurement), never execu
 written whole (``files.write_text``).
 
 The worker machinery (``Worker`` and ``serve`` here, the timed step in
-``training.timing``, whose module each worker runs) is also what ``tools/bench_engines.py``
+``training.timing``, whose module each worker runs) is also what ``tools/probes/bench_engines.py``
 times its engines with. Nothing here imports Keras or a framework.
 """
 

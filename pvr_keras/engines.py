@@ -8,14 +8,14 @@
   on TensorFlow and Keras on JAX, each in its own process, under a minute) the first time
   the model trains here, and cached per CPU model, core count and framework versions
   (``~/.cache/pvr_keras/engines.json``; ``$XDG_CACHE_HOME``, or ``$PVR_ENGINE_CACHE`` for
-  the file itself). CPUs differ: ``tools/bench_engines.py`` on a 2-core Zen 4 EPYC times
+  the file itself). CPUs differ: ``tools/probes/bench_engines.py`` on a 2-core Zen 4 EPYC times
   JAX fastest for the paper's MLP and TensorFlow-XLA 3.5x faster than JAX for the 1/8-width
   MLP-Mixer; on a 2-core Zen 3 EPYC TensorFlow is the slowest engine for every token model
-  (README "Choosing the backend"). ``PVR_ENGINE=fixed`` (the test suite's setting) skips the
-  measurement: TensorFlow, the rule before measurement; ``PVR_ENGINE=tensorflow`` or ``jax``
-  names the backend as ``KERAS_BACKEND`` would.
+  (docs/performance.md, "Choosing the backend"). ``PVR_ENGINE=fixed`` (the test suite's
+  setting) skips the measurement: TensorFlow, the rule before measurement;
+  ``PVR_ENGINE=tensorflow`` or ``jax`` names the backend as ``KERAS_BACKEND`` would.
 - an NVIDIA GPU with JAX's CUDA plugin installed: JAX with device input, the choice that
-  ``tools/gpu_check.sh`` measures (until it measures otherwise).
+  ``tools/probes/gpu_check.sh`` measures (until it measures otherwise).
 
 ``choice()`` is the last choice of this process with its figures, which ``training.runs``
 writes into each run's record (``engine_choice``).
@@ -91,7 +91,11 @@ def _choose(backend, environ, gpu, run, calibrate, cache, measure_fn, say):
     gpu = has_nvidia_gpu() if gpu is None else gpu
     if gpu:
         if any(importlib.util.find_spec(p) is not None for p in CUDA_PLUGINS):
-            return GPU_BACKEND, "none named; the fastest measured on a GPU: tools/gpu_check.sh", {}
+            return (
+                GPU_BACKEND,
+                "none named; the fastest measured on a GPU: tools/probes/gpu_check.sh",
+                {},
+            )
         return (
             CPU_BACKEND,
             ("none named; a GPU is here but JAX has no CUDA plugin: pip install -e '.[jax-cuda]'"),

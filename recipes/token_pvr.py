@@ -10,7 +10,7 @@
     python recipes/token_pvr.py --window 1 2 --seed 0 1       # a grid: 4 runs, one sweep
 
 Writes into ``--out``: config.json, record.json (the run record), history.csv,
-learning_curve.png and model.keras (the trained model; ``recipes/evaluate.py OUT`` evaluates it
+learning_curve.png and model.keras (the trained model; ``tools/evaluate.py OUT`` evaluates it
 on other data). Any run flag given several values makes a grid, one run per combination, trained
 as a sweep into ``--out`` (``OUT/runs/<id>/`` and ``OUT/results.jsonl``; the placeholders of a
 grid's fields hold its values joined by '-'). Quick preset: >= 99% test accuracy on window 1

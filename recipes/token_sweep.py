@@ -42,9 +42,9 @@ alone is ~1 GPU-day); ``aggregations`` (540 MLP runs) ~5 GPU-hours; ``pointer`` 
 MLP-Mixer runs up to 10^6) ~1 GPU-day; ``holdout`` 50 MLP runs of 6x10^7 examples, ~1
 GPU-hour. Split them over machines with ``--shard`` or a shared ``--out``.
 
-Measured quick presets on a 2-core CPU (see the README gallery): size_window 8.9
-and holdout 8.3 min (JAX, under load), aggregations 6.5 min and pointer 5.6 min (TF, no other
-load, peak RSS 1.4 GB).
+Measured quick presets on a 2-core CPU (see docs/results, "What the quick presets show"):
+size_window 8.9 and holdout 8.3 min (JAX, under load), aggregations 6.5 min and pointer 5.6 min
+(TF, no other load, peak RSS 1.4 GB).
 """
 
 import dataclasses

@@ -10,7 +10,7 @@ paper's recipe of that kind). ``token_pvr.py``, ``block_iid.py`` and ``image_seq
 are this recipe with the presets of the paper's experiments.
 
 Writes into ``--out``: config.json, record.json (the run record), history.csv,
-learning_curve.png and model.keras (``recipes/evaluate.py OUT`` evaluates it). Killed and
+learning_curve.png and model.keras (``tools/evaluate.py OUT`` evaluates it). Killed and
 started again with the same command, it resumes. Exit status: 0; 3 if the run finished but
 failed by the paper's rule; 2 for a bad flag; 1 for a crash.
 """

@@ -86,7 +86,7 @@ BACKEND_DEPENDENT = (
 
 # Running Keras, checking something no backend changes: CI runs them under JAX only.
 ANY_BACKEND = (
-    # tools/gpu_check.sh's mechanics and table; under JAX it covers both inputs.
+    # tools/probes/gpu_check.sh's mechanics and table; under JAX it covers both inputs.
     "tests/test_gpu_check.py::test_gpu_check_runs_in_smoke_mode_and_prints_one_summary_table",
     # A sweep process killed after its first record: what the files hold after the rerun.
     "tests/recipes/test_token_sweep.py::test_sigkill_then_rerun_completes_without_duplicates",
@@ -109,7 +109,7 @@ ANY_BACKEND = (
     # recipes/gotu.py's grid, exact measures against its saved models, plot and resume (the
     # training itself is covered on both backends by test_curriculum and the models' tests).
     "tests/recipes/test_gotu.py",
-    # A real calibration and tools/bench_engines.py start a worker per backend themselves,
+    # A real calibration and tools/probes/bench_engines.py start a worker per backend themselves,
     # whichever backend runs the test: once, in the shorter JAX run.
     "tests/test_calibration.py::test_a_real_calibration_of_a_tiny_model_measures_both_backends",
     "tests/tools/test_bench_engines.py::test_bench_engines_times_each_engine_on_the_same_model",

@@ -12,7 +12,7 @@ two tests that catch different defects:
   of the time.
 
 The power each test has (the smallest defect it catches with >= 99% probability) is
-measured by ``tools/stats_power.py`` and noted beside the test.
+measured by ``tools/probes/stats_power.py`` and noted beside the test.
 """
 
 import math

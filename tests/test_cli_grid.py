@@ -165,7 +165,7 @@ def test_image_sequence_keeps_its_run_identities_and_encoder_flag():
 
 def test_the_running_studies_are_todays_commands(token_sweep):
     """The committed Figure 14 (window 3) and Figure 11 runs are runs of the commands in
-    tools/holdout_w3_paper.sh and tools/figure11_reduced.sh (older flag names)."""
+    tools/studies/holdout_w3_paper.sh and tools/studies/figure11_reduced.sh (older flag names)."""
     from pvr_keras import legacy
 
     def ids(*flags):

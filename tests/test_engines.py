@@ -107,7 +107,7 @@ def test_none_named_a_gpu_trains_on_jax_where_jax_has_cuda(monkeypatch):
 
 @pytest.mark.skipif(keras.backend.backend() != "tensorflow", reason="a TensorFlow setting")
 def test_on_a_tensorflow_cpu_dense_models_get_xla_and_convolutions_do_not():
-    """As measured by tools/bench_engines.py: XLA for the token models, graph mode with
+    """As measured by tools/probes/bench_engines.py: XLA for the token models, graph mode with
     oneDNN for the CNNs; a layer that XLA cannot compile leaves Keras's choice."""
     assert engines.jit_compile(models.get("mlp", widths=(8,), embed_dim=2)) is True
     cnn = models.get("resnet18", input_shape=(32, 32, 1), width=4)

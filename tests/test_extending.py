@@ -70,13 +70,14 @@ def test_your_model_passes_the_model_test(project, tmp_path, monkeypatch):
 
 @pytest.mark.slow  # tiny runs through every recipe: ~2 min on a loaded 2-core CPU
 def test_a_model_of_your_own_through_every_recipe(in_project, tmp_path, capsys):
-    import benchmark
     import token_pvr
     import token_sweep
     import tune
 
     from pvr_keras.sweeps import suites
+    from tests import scripts
 
+    benchmark = scripts.load("tools/benchmark.py")
     ref = "my_nets.py:tiny_net"
     out = in_project / "runs" / "one"
     record = token_pvr.main(["--model", ref, "--window", "1", *TINY, "--out", str(out)])
@@ -89,7 +90,7 @@ def test_a_model_of_your_own_through_every_recipe(in_project, tmp_path, capsys):
     # It imports the run's builder file only when asked to (--trust-code).
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    command = [sys.executable, str(REPO / "recipes" / "evaluate.py"), str(out), "--json",
+    command = [sys.executable, str(REPO / "tools" / "evaluate.py"), str(out), "--json",
                str(elsewhere / "rows.json")]  # fmt: skip
     done = subprocess.run(command, cwd=elsewhere, env=_env(), capture_output=True, text=True,
                           timeout=300)  # fmt: skip
@@ -111,7 +112,7 @@ def test_a_model_of_your_own_through_every_recipe(in_project, tmp_path, capsys):
     assert search["trials"] == 1 and "--model" in search["train_command"]
     assert search["project"].endswith("random_tiny_net-mlp_w1_mod_sum_n500")
 
-    # The benchmark, on a two-entry suite of tiny runs (the real ones: recipes/benchmark.py).
+    # The benchmark, on a two-entry suite of tiny runs (the real ones: tools/benchmark.py).
     tiny = suites.Suite("quick", "tiny", token=dict(num_examples=600, test_examples=200,
                         train_eval_examples=200, epochs=1, warmup_epochs=0, min_steps=0,
                         batch_size=128), image={}, image_width=1)  # fmt: skip

@@ -97,7 +97,7 @@ def test_evaluate_refuses_in_one_line(planted, tmp_path):
     marker, evil = planted
     folder = _run_folder(tmp_path / "run", evil)
     done = subprocess.run(
-        [sys.executable, str(REPO / "recipes" / "evaluate.py"), str(folder)],
+        [sys.executable, str(REPO / "tools" / "evaluate.py"), str(folder)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 2, done.stderr[-2000:]

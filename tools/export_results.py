@@ -1,6 +1,8 @@
 """Copies the small records of the medium studies into docs/results/, one folder per study.
 
-    python tools/export_results.py RESULTS docs/results     # RESULTS of tools/medium_studies.sh
+    python tools/export_results.py RESULTS docs/results
+
+(RESULTS: the folder of ``tools/studies/medium_studies.sh``.)
 
 Each token study becomes a sweep results directory of its own (manifest, the study's lines of
 ``results.jsonl`` with their learning curves, ``sweeps/<name>.json``), so that
@@ -10,13 +12,14 @@ records; models and checkpoints are left behind. Studies:
 - ``holdout``: token_sweep ``holdout_medium`` (Figure 14, Appendix E), with
   ``holdout_analysis.{json,csv,png}`` (tools/holdout_analysis.py) for its runs;
 - ``thresholds``: token_sweep ``size_window_medium`` (Figures 9-10);
-- ``figure11``: token_sweep ``size_window_paper`` (tools/figure11_reduced.sh, or the paper grid);
+- ``figure11``: token_sweep ``size_window_paper`` (tools/studies/figure11_reduced.sh, or the
+  paper grid);
 - ``fast_slow``: fast_slow medium (Figures 12-13 in Appendix E's setting) and
   ``fast_slow_main``: fast_slow medium_main (Figure 12's own setting): ``NAME.{json,csv}``,
   ``NAME_learning_curves.png``, ``NAME_cka.png``;
 - ``figure7``: block_holdout medium per CNN: ``logits.{json,csv,png}``, ``config.json`` and
   each run's ``record.json``, ``history.csv``, ``learning_curve.png``;
-- the quick presets the README quotes (``tools/quick_records.sh``): ``size_window_quick``
+- the quick presets the docs quote (``tools/studies/quick_records.sh``): ``size_window_quick``
   (token_sweep ``size_window``), ``holdout_quick`` (token_sweep ``holdout``),
   ``fast_slow_quick``, ``block_holdout_quick`` (as figure7), ``token_pvr_quick`` (one run's
   ``record.json``, ``history.csv``, ``learning_curve.png`` and ``config.json``) and
@@ -27,7 +30,7 @@ records; models and checkpoints are left behind. Studies:
   ``NAME.{json,csv,png}`` (per bit and seed: influence, errors, learned coefficients; the
   per-epoch ``fourier.json`` of each run stays behind);
 - ``gotu``: every recipes/gotu.py task folder ``RESULTS/<task>`` with its ``gotu.json``
-  (tools/gotu_study.sh: RESULTS is runs/gotu_medium), into ``gotu/<task>``: its lines of
+  (tools/studies/gotu_study.sh: RESULTS is runs/gotu_medium), into ``gotu/<task>``: its lines of
   ``results.jsonl``, ``sweeps/gotu.json``, ``gotu.{json,csv,png}`` and ``config_gotu.json``;
 - ``chain_quick``, ``chain_medium``: recipes/chain.py's quick and medium presets
   (``RESULTS/chain_quick``, ``RESULTS/chain_medium``; multi-hop PVR): its lines of
@@ -43,8 +46,8 @@ export it afresh. Paths under RESULTS in the copied JSON files are written as ``
 so that the records do not carry the folder of the machine that ran them.
 
 Nothing is read through a link inside a study folder (at a file or a sub-folder; the study
-folder itself may be one, as tools/medium_studies.sh makes ``RESULTS/boolean``) or from a FIFO
-or a device, and JSON nested deeper than any record is refused: one line, exit status 2, the
+folder itself may be one, as tools/studies/medium_studies.sh makes ``RESULTS/boolean``) or from a
+FIFO or a device, and JSON nested deeper than any record is refused: one line, exit status 2, the
 committed study left as it was (``files.read_plain``).
 """
 
@@ -82,18 +85,14 @@ RUN_FILES = ("record.json", "history.csv", "learning_curve.png")
 
 def _holdout_tool():
     """tools/holdout_analysis.py (its writer of the JSON, CSV and figure)."""
-    import importlib.util
+    import holdout_analysis  # beside this file (a script's folder is on its import path)
 
-    path = pathlib.Path(__file__).with_name("holdout_analysis.py")
-    spec = importlib.util.spec_from_file_location("holdout_analysis_tool", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return holdout_analysis
 
 
 def _copy(source, target, results, folder=None, committed=None, *, inside):
     """Copies one file of the study folder ``inside`` (which may itself be a link, the layout
-    of tools/medium_studies.sh): a link at the file or on the way down from ``inside``, a
+    of tools/studies/medium_studies.sh): a link at the file or on the way down from ``inside``, a
     FIFO or a device is refused (``files.read_plain``), and a JSON file must be whole JSON.
     In a JSON file, the absolute path of ``results`` becomes RESULTS (and that of
     ``folder``, a study folder, ``RESULTS/<its name>``). A JSON file equal in content to
@@ -386,7 +385,7 @@ def _image_study(results, study, dest, log):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", help="the RESULTS folder of tools/medium_studies.sh")
+    parser.add_argument("results", help="the RESULTS folder of tools/studies/medium_studies.sh")
     parser.add_argument("dest", help="where the study folders go (docs/results)")
     args = parser.parse_args(argv)
     if not pathlib.Path(args.results).is_dir():

@@ -1,7 +1,7 @@
 """A model trained outside Keras, scored through the benchmark's predictions path.
 
     python docs/benchmarks/numpy_softmax.py OUT          # every token entry of the quick suite
-    python recipes/benchmark.py --predictions OUT/token_w1.npy --config token/w1 --size small
+    python tools/benchmark.py --predictions OUT/token_w1.npy --config token/w1 --size small
 
 Softmax regression in plain NumPy on the pointer-value features of a token sequence: one-hot
 of (pointer, position, value at that position), 1,000 features, plus the 100 one-hot tokens.

@@ -18,7 +18,7 @@ A config's sizes come in two presets: ``standard`` (the paper's sizes where they
 benchmark: 300,000 token training examples) and ``small`` (the quick benchmark suite's 20,000,
 trained in minutes on a CPU). A smaller preset's split is a prefix of the larger's (example i
 does not depend on the size). Each token and Boolean split has the SHA-256 of its canonical
-bytes in ``manifest.json`` (``tools/benchmark_manifest.py`` writes it; a test regenerates
+bytes in ``manifest.json`` (``tools/generate/benchmark_manifest.py`` writes it; a test regenerates
 every split on each backend and checks it); a rule that changes those bytes must bump the
 config's version.
 

@@ -1,6 +1,6 @@
 """The manifest of the token and Boolean splits: the SHA-256 of each split's canonical bytes,
 per config, version and size, committed beside the catalog (``manifest.json``) and written by
-``tools/benchmark_manifest.py``.
+``tools/generate/benchmark_manifest.py``.
 
 Canonical bytes of a split: its inputs, then its labels, each as a C-order little-endian
 array of the source's dtype (token ``tokens`` int32 (N, seq_len) and ``label`` int32 (N,);
@@ -104,7 +104,7 @@ def recorded(name, split, size="standard"):
     if entry["version"] != config.version:
         raise ValueError(f"{config.name}: the manifest is of version {entry['version']}, the "
                          f"catalog's is {config.version}: run "
-                         "tools/benchmark_manifest.py")  # fmt: skip
+                         "tools/generate/benchmark_manifest.py")  # fmt: skip
     return entry["sizes"][size][split]["sha256"]
 
 
@@ -131,7 +131,9 @@ def check_rows(name, split, size, chunks, where):
     fields, dtypes = hashed(config)
     want = recorded(config.name, split, size)
     if want is None:
-        raise ValueError(f"{config.name}: no manifest entry (run tools/benchmark_manifest.py)")
+        raise ValueError(
+            f"{config.name}: no manifest entry (run tools/generate/benchmark_manifest.py)"
+        )
     examples = manifest()[config.name]["sizes"][size][split]["examples"]
     counted, exact = 0, True
 

@@ -21,7 +21,7 @@ step from (epoch, step): it needs no change to the model or the trainer (``fit``
 ``evaluate`` and ``predict`` read it as they are), the arrays never leave the device either
 way, and making a chunk costs far less than its training steps: on a 2-core CPU ~0.06 us of
 CPU per token example against ~1 us per example for Keras's loop around a narrow MLP
-(``tools/bench_train.py --part input``).
+(``tools/probes/bench_train.py --part input``).
 """
 
 import math

@@ -1,6 +1,6 @@
 """Named benchmark suites: a fixed list of PVR tasks, each trained with a fixed budget, so
 that any model (a registered name or a builder of your own) is measured on the same footing
-as the paper's models (``recipes/benchmark.py``).
+as the paper's models (``tools/benchmark.py``).
 
 A suite has entries for the model kinds it knows: token models get the token entries
 (windows 1-4 of mod_sum at one training-set size, another aggregation, holdout-1 and the

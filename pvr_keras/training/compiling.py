@@ -22,7 +22,7 @@ def within_half(y_true, y_pred):
 
 
 # Steps per compiled call unless a run says otherwise, at most an epoch's. Measured on a
-# 2-core CPU (tools/bench_train.py --part execution): 1/16-width MLP at batch 128, 0.63 ms a
+# 2-core CPU (tools/probes/bench_train.py --part execution): 1/16-width MLP at batch 128, 0.63 ms a
 # step one step per call, 0.25 ms 32 per call on JAX; 2.09 and 0.91 ms on TensorFlow; no
 # change for the paper's MLP at batch 1024 (its step is compute). On an accelerator it also
 # lets the device run 32 steps before the host looks at them (callbacks, progress bar).

@@ -1,6 +1,6 @@
 """A training step timed in a worker process: what ``calibration`` measures each backend
 with (``python -m pvr_keras.training.timing BACKEND``, ``KERAS_BACKEND`` set by the parent),
-and ``tools/bench_engines.py`` its engines; on JAX also a population's step per member
+and ``tools/probes/bench_engines.py`` its engines; on JAX also a population's step per member
 (a command with ``population``: ``population_stepper``)."""
 
 import json

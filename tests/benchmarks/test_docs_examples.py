@@ -1,5 +1,5 @@
 """The docs' benchmark examples run: a NumPy model trained outside Keras, scored through
-recipes/benchmark.py --predictions; the LLM scoring script on an oracle and on a bad model;
+tools/benchmark.py --predictions; the LLM scoring script on an oracle and on a bad model;
 the leaderboard drawn from model tables."""
 
 import json
@@ -17,7 +17,7 @@ def test_a_numpy_model_scored_through_the_predictions_path(tmp_path, monkeypatch
     monkeypatch.setattr(example, "ENTRIES", {"w1": "token/w1"})
     table = example.main(tmp_path)
     assert table["entries"]["w1"]["test_accuracy"] == 1.0  # the value at the pointer is linear
-    recipe = scripts.load("recipes/benchmark.py")
+    recipe = scripts.load("tools/benchmark.py")
     report = recipe.main(["--predictions", str(tmp_path / "token_w1.npy"), "--config",
                           "token/w1", "--size", "small"])  # fmt: skip
     assert report["accuracy"] == 1.0 and report["examples"] == 2000
@@ -29,7 +29,7 @@ def test_a_numpy_model_scored_through_the_predictions_path(tmp_path, monkeypatch
 def test_predictions_of_the_wrong_split_size_are_refused(tmp_path):
     from pvr_keras.errors import ConfigError
 
-    recipe = scripts.load("recipes/benchmark.py")
+    recipe = scripts.load("tools/benchmark.py")
     np.save(tmp_path / "p.npy", np.zeros(2000, np.int64))
     with pytest.raises(
         ConfigError, match="holds 2,000 rows; token/w1 test \\(standard\\) has 10,000"
@@ -72,7 +72,7 @@ def _npy_header(path, shape, descr="<f8", size=None):
 def test_bad_predictions_files_are_one_line(tmp_path, make, message):
     from pvr_keras.errors import ConfigError
 
-    recipe = scripts.load("recipes/benchmark.py")
+    recipe = scripts.load("tools/benchmark.py")
     path = tmp_path / "p.npy"
     make(path)
     with pytest.raises(ConfigError, match=message) as raised:
@@ -87,7 +87,7 @@ def test_a_predictions_file_is_refused_from_its_header(tmp_path):
 
     from pvr_keras.errors import ConfigError
 
-    recipe = scripts.load("recipes/benchmark.py")
+    recipe = scripts.load("tools/benchmark.py")
     path = _npy_header(tmp_path / "big.npy", (2**28,), "<i8", size=128 + 2**31)
     tracemalloc.start()
     try:
@@ -113,7 +113,7 @@ def test_the_llm_scoring_script(tmp_path):
 
 
 def test_the_leaderboard_rows_and_columns(tmp_path):
-    claims = scripts.load("tools/results_claims.py")
+    claims = scripts.load("tools/generate/results_claims.py")
     folder = tmp_path / "benchmark" / "quick"
     folder.mkdir(parents=True)
     entry = {"test_accuracy": 0.5, "failed": False, "minutes": 2.0}

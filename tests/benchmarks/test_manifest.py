@@ -44,7 +44,7 @@ def check_every_split(arrays):
 
 
 def test_the_committed_manifest_is_the_numpy_sources():
-    tool = scripts.load("tools/benchmark_manifest.py")
+    tool = scripts.load("tools/generate/benchmark_manifest.py")
     assert tool.main(["--check"]) == 0
     committed = hashes.manifest()
     # Every config whose kind hashes its splits (the chain configs' are checked in
@@ -67,7 +67,7 @@ def test_tfdata_regenerates_every_split_to_the_manifest():
 
 
 def test_a_changed_rule_needs_a_new_version(monkeypatch, capsys):
-    tool = scripts.load("tools/benchmark_manifest.py")
+    tool = scripts.load("tools/generate/benchmark_manifest.py")
     before = hashes.PATH.read_bytes()
     changed = catalog.Config("token/w2", "token", dict(window=2), seed=5)
     monkeypatch.setitem(catalog.CONFIGS, "token/w2", changed)

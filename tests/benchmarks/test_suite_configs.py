@@ -1,5 +1,5 @@
 """The quick benchmark suite's entries are the benchmark configs' small splits: a model
-trained by recipes/benchmark.py and one trained anywhere on benchmarks.source(...) see the
+trained by tools/benchmark.py and one trained anywhere on benchmarks.source(...) see the
 same examples and are scored on the same test split."""
 
 from pvr_keras import benchmarks

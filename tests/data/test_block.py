@@ -96,7 +96,7 @@ def test_windows_follow_the_rule(mock_dir, aggregation):
 def test_jitter_is_uniform(mock_dir):
     task = BlockTask(values="cifar10", cell=36)  # pointer jitter 0..8, CIFAR jitter 0..4
     _, _, info = data.block_arrays(task, 4000, split="train", seed=0, data_dir=mock_dir)
-    # power (tools/stats_power.py; >= 99% detection): one offset never drawn; one offset's
+    # power (tools/probes/stats_power.py; >= 99% detection): one offset never drawn; one offset's
     # probability x1.26 / x0.77 (pointer, 8000 draws) or x1.11 / x0.90 (CIFAR, 24000).
     assert_uniform(info["offsets"][:, 0], 9, "pointer jitter")
     assert_uniform(info["offsets"][:, 1:], 5, "CIFAR-10 jitter")

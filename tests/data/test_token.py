@@ -35,7 +35,7 @@ def test_shapes_and_dtypes():
 
 def test_tokens_and_pointer_uniform_and_independent():
     x, _ = data.token_arrays(TokenTask(), 200_000, seed=11)
-    # power (tools/stats_power.py; >= 99% detection): one value's probability x1.05 or x0.95
+    # power (tools/probes/stats_power.py; >= 99% detection): one value's probability x1.05 or x0.95
     # for the pointer and each position; x1.17 or x0.84 for one pair of the 100 below.
     assert_uniform(x[:, 0], 10, "pointer")
     for position in range(1, 11):

@@ -1,6 +1,6 @@
 """Weights and inputs of the golden fixtures, made from their names alone (NumPy only).
 
-``tools/make_golden.py`` fills torchvision's models with ``tensor(name, shape)`` for every
+``tools/generate/make_golden.py`` fills torchvision's models with ``tensor(name, shape)`` for every
 entry of their ``state_dict`` and records the logits; ``test_golden.py`` fills our Keras
 models with the same arrays by the same names and compares. So a fixture stores only the
 logits and a digest of each array (made again here, bit for bit: NumPy's PCG64 stream and

@@ -1,7 +1,8 @@
 """ResNet18 and VGG11-BN against torchvision's logits, without torch: golden fixtures.
 
 Each ``golden/*.json`` holds the logits torchvision's model (a narrow copy built from its own
-pieces, see ``tools/make_golden.py``) gave for weights and inputs that ``golden_weights.py``
+pieces, see ``tools/generate/make_golden.py``) gave for weights and inputs that
+``golden_weights.py``
 makes from names alone. Here our model gets the same arrays, mapped from torch's layout and
 names to our layers, and must give the same logits (float32 on both sides).
 """

@@ -109,7 +109,7 @@ def test_export_keeps_the_records_and_summary_not_the_models(trained, tmp_path):
     exporter = scripts.load("tools/export_results.py")
     results = tmp_path / "results"
     results.mkdir()
-    (results / "boolean").symlink_to(out)  # the layout of tools/medium_studies.sh
+    (results / "boolean").symlink_to(out)  # the layout of tools/studies/medium_studies.sh
     exporter.main([str(results), str(tmp_path / "docs")])
     study = tmp_path / "docs" / "boolean"
     names = {p.name for p in study.iterdir()}

@@ -154,7 +154,7 @@ def test_the_docs_table_is_made_from_the_exported_records(trained, tmp_path):
     counts: a changed count changes the table (and ``--check`` says it is stale)."""
     out, result = trained
     exporter = scripts.load("tools/export_results.py")
-    tables = scripts.load("tools/results_tables.py")
+    tables = scripts.load("tools/generate/results_tables.py")
     docs = tmp_path / "docs"
     exporter.main([str(out.parent), str(docs)])
     study = docs / "chain_quick"

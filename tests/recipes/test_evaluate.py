@@ -1,4 +1,4 @@
-"""recipes/evaluate.py and training.load_run: a finished run's model on fresh data."""
+"""tools/evaluate.py and training.load_run: a finished run's model on fresh data."""
 
 import json
 import pathlib
@@ -16,8 +16,11 @@ from pvr_keras.training import records
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "recipes"))
-import evaluate  # noqa: E402
 import token_pvr  # noqa: E402
+
+from tests import scripts  # noqa: E402
+
+evaluate = scripts.load("tools/evaluate.py")
 
 TINY = ["--num-examples", "3000", "--test-examples", "700", "--min-steps", "0", "--epochs", "2"]
 
@@ -59,7 +62,7 @@ def test_a_field_the_run_cannot_take_is_refused_before_tensorflow(tmp_path):
     script = textwrap.dedent(
         f"""
         import sys
-        sys.path.insert(0, {str(REPO / "recipes")!r})
+        sys.path.insert(0, {str(REPO / "tools")!r})
         import evaluate
         from pvr_keras.cli import ConfigError
         try:

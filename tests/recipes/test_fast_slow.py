@@ -210,7 +210,7 @@ def test_cka_compares_the_seeds_whose_models_are_there(recipe, trained, tmp_path
     assert sorted(cka["label_frequencies"]) == ["1", "2"]
     assert any("models of seeds [0] are not in" in n and "here, [1, 2]" in n
                for n in summary["notes"])  # fmt: skip
-    table = scripts.load("tools/results_tables.py").fast_slow(study)
+    table = scripts.load("tools/generate/results_tables.py").fast_slow(study)
     assert "| 0 | 1 | fast |" in table and table.count("no model") == 1
     assert "| 1 (fast) | 1 |" in table  # the CKA matrix has the two compared seeds
     # Seed 0's record now says it never fits (a slow learner by the rule), its model still

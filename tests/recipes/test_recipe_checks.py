@@ -343,7 +343,7 @@ def test_evaluate_on_a_damaged_model_says_so_in_one_line(finished, tmp_path):
     run = _copy(finished, tmp_path)
     (run / "model.keras").write_bytes(b"")
     done = subprocess.run(
-        [sys.executable, str(REPO / "recipes" / "evaluate.py"), str(run)],
+        [sys.executable, str(REPO / "tools" / "evaluate.py"), str(run)],
         capture_output=True, text=True, timeout=300,
         env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"},
     )  # fmt: skip

@@ -1,4 +1,4 @@
-"""tools/bench_engines.py: one interleaved run over the engines, a row per model and engine,
+"""tools/probes/bench_engines.py: one interleaved run over the engines, a row per model and engine,
 the same model (parameter count) on each, the fastest marked, a recipe run's step beside the
 bare step, and a worker that dies named in its row."""
 
@@ -14,7 +14,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 def test_bench_engines_times_each_engine_on_the_same_model():
     done = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "bench_engines.py"), "--models", "mlp",
+        [sys.executable, str(REPO / "tools" / "probes" / "bench_engines.py"), "--models", "mlp",
          "--engines", "tensorflow", "tensorflow-xla", "jax", "--steps", "1", "--rounds", "1",
          "--recipe-steps", "4", "--population", "2"],
         capture_output=True, text=True, timeout=900,
@@ -40,7 +40,7 @@ def test_bench_engines_times_each_engine_on_the_same_model():
 def test_bench_engines_refuses_bad_flags():
     for flags in (["--steps", "0"], ["--width", "2"], ["--engines", "tpu"]):
         done = subprocess.run(
-            [sys.executable, str(REPO / "tools" / "bench_engines.py"), *flags],
+            [sys.executable, str(REPO / "tools" / "probes" / "bench_engines.py"), *flags],
             capture_output=True,
             text=True,
         )
@@ -49,7 +49,7 @@ def test_bench_engines_refuses_bad_flags():
 
 def _bench():
     spec = importlib.util.spec_from_file_location(
-        "bench_engines", REPO / "tools" / "bench_engines.py"
+        "bench_engines", REPO / "tools" / "probes" / "bench_engines.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

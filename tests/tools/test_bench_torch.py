@@ -1,4 +1,4 @@
-"""tools/bench_torch.py: the same architecture in PyTorch (where it is installed) and a clear
+"""tools/probes/bench_torch.py: the same architecture in PyTorch (where it is installed) and a clear
 note where it is not."""
 
 import importlib.util
@@ -11,8 +11,8 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 def test_bench_torch_compares_or_says_pytorch_is_missing():
     done = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "bench_torch.py"), "--models", "mlp", "mixer",
-         "--divisor", "32", "--batch-size", "64", "--steps", "1", "--repeats", "1"],
+        [sys.executable, str(REPO / "tools" / "probes" / "bench_torch.py"), "--models", "mlp",
+         "mixer", "--divisor", "32", "--batch-size", "64", "--steps", "1", "--repeats", "1"],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]

@@ -1,4 +1,5 @@
-"""tools/results_tables.py: the tables of docs/results/README.md come from the committed records."""
+"""tools/generate/results_tables.py: the tables of docs/results/README.md come from the
+committed records."""
 
 import itertools
 import json
@@ -16,7 +17,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def tool():
-    return scripts.load("tools/results_tables.py")
+    return scripts.load("tools/generate/results_tables.py")
 
 
 def test_docs_results_tables_match_the_committed_records(tool, capsys):
@@ -135,33 +136,55 @@ def test_check_fails_on_a_hand_edited_number(tool, tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def claims():
-    return scripts.load("tools/results_claims.py")
+    return scripts.load("tools/generate/results_claims.py")
 
 
-def test_the_readme_results_table_is_generated_from_the_records(tool, tmp_path, capsys):
-    """README.md's claims table is what tools/results_claims.py computes from docs/results:
-    changing one committed record (the first window-3 run of the paper's recipe) makes
-    --check fail, and --write puts the new number in the README."""
+def test_the_results_tables_are_generated_from_the_records(tool, tmp_path, capsys):
+    """docs/results/README.md's claims table and the README's one-line summary are what
+    tools/generate/results_claims.py computes from docs/results: changing one committed record
+    (the first window-3 run of the paper's recipe) makes --check fail, and --write puts the new
+    number in the page; a digit changed by hand in the README's summary fails --check too."""
     results = tmp_path / "docs" / "results"
     shutil.copytree(REPO / "docs" / "results", results)
     readme = tmp_path / "README.md"
     readme.write_text((REPO / "README.md").read_text())
+    page = results / "README.md"
     assert tool.main([str(results), "--check"]) == 0, capsys.readouterr().err
     lines = (results / "holdout_paper" / "results.jsonl").read_text().splitlines()
     changed = []
     for line in lines:
         record = json.loads(line)
         if record["window"] == 3 and record["seed"] == 0 and record["holdout"] == 1:
-            assert "97.0% held-out" in readme.read_text()
+            assert "97.0% held-out" in page.read_text()
             record["test_accuracy"] = 0.5123
         changed.append(json.dumps(record))
     (results / "holdout_paper" / "results.jsonl").write_text("\n".join(changed) + "\n")
     assert tool.main([str(results), "--check"]) == 1
     assert "stale tables: claims" in capsys.readouterr().err
     assert tool.main([str(results), "--write"]) == 0
-    text = readme.read_text()
+    text = page.read_text()
     assert "51.2% held-out" in text and "97.0% held-out" not in text
     assert tool.main([str(results), "--check"]) == 0
+    [row] = [x for x in readme.read_text().splitlines() if x.startswith("| Fig. 5, App. C")]
+    assert "**reproduced**" in row and "0.27 (window 1) to 0.49" in row
+    readme.write_text(readme.read_text().replace(row, row.replace("0.49", "0.48")))
+    assert tool.main([str(results), "--check"]) == 1
+    assert "stale tables: summary" in capsys.readouterr().err
+
+
+def test_the_summary_quotes_each_rows_own_numbers(claims):
+    """A summary line quotes the part of its row that SUMMARY names, cut at a clause; a
+    pattern that no longer matches its row is an error, not a silent first clause."""
+    ours = "first part 1.0; window 3 99.9% at its threshold 5x10^5, more; rest"
+    assert claims.headline(ours) == "first part 1.0"
+    assert claims.headline(ours, r"window 3 [^;,]*? at its threshold [^,]+") == (
+        "window 3 99.9% at its threshold 5x10^5"
+    )
+    with pytest.raises(ValueError, match="summary: .* is not in"):
+        claims.headline(ours, r"window 4 \d+")
+    assert claims.verdict_word("contradicted, on the 30-epoch schedule") == "contradicted"
+    assert claims.verdict_word("partly (1 seed): reproduced") == "partly"
+    assert len(claims.headline("a, " * 60)) <= claims.HEADLINE + 5
 
 
 def test_a_missing_study_is_named(claims, tmp_path):
@@ -417,7 +440,7 @@ def test_a_value_marker_reads_nothing_outside_the_results_folder(tmp_path, capsy
     readme = results / "README.md"
     readme.write_text(f"<!-- = {marker} -->x<!-- /= -->\n")
     for flag in ("--check", "--write"):
-        assert scripts.exit_status("tools/results_tables.py", results, flag) == 2
+        assert scripts.exit_status("tools/generate/results_tables.py", results, flag) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "TOPSECRET" not in err, err
         assert "value marker" in err and ("is not inside" in err or "symbolic link" in err), err
@@ -434,7 +457,7 @@ def test_a_malformed_value_marker_is_one_line_naming_it(tmp_path, capsys, expres
     was a SyntaxError traceback (5,000 minus signs a RecursionError)."""
     _write_lines(tmp_path / "holdout", [_line(holdout=1)])
     (tmp_path / "README.md").write_text(f"text <!-- = {expression} -->x<!-- /= --> text\n")
-    assert scripts.exit_status("tools/results_tables.py", tmp_path, "--check") == 2
+    assert scripts.exit_status("tools/generate/results_tables.py", tmp_path, "--check") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and len(err) < 600, err
     assert "value marker" in err and expression[:20] in err, err
@@ -461,7 +484,7 @@ def test_a_study_file_that_is_a_link_a_fifo_or_too_deep_is_one_line(tmp_path, ca
         lines.write_text(deep + "\n")
     (tmp_path / "README.md").write_text("<!-- table: holdout -->\n<!-- end table -->\n")
     with within(10):
-        status = scripts.exit_status("tools/results_tables.py", tmp_path, "--check")
+        status = scripts.exit_status("tools/generate/results_tables.py", tmp_path, "--check")
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and "TOPSECRET" not in err, err
     if kind == "deep line":  # left out, said on standard error; the table has no row

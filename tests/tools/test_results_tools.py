@@ -17,7 +17,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 def test_tiny_sweep(tmp_path, monkeypatch):
     sweep = scripts.load("recipes/token_sweep.py")
     tool = scripts.load("tools/holdout_analysis.py")
-    out = tmp_path / "results" / "token"  # the layout of tools/medium_studies.sh
+    out = tmp_path / "results" / "token"  # the layout of tools/studies/medium_studies.sh
     sweep.main(["--sweep", "holdout", "--preset", "medium", "--windows", "2", "--holdouts", "0",
                 "2", "--sizes", "1000", "--seeds", "0", "--epochs", "1", "--min-steps", "0",
                 "--warmup-epochs", "0",
@@ -113,7 +113,7 @@ def test_committed_studies_go_back_into_a_results_folder_and_export_the_same(tmp
 
 
 def test_the_paper_size_window_sweep_exports_as_figure11(tmp_path):
-    """tools/figure11_reduced.sh's sweep (size_window_paper in RESULTS/token) is a study of
+    """tools/studies/figure11_reduced.sh's sweep (size_window_paper in RESULTS/token) is a study of
     its own, drawn, and goes back in for a later machine."""
     from pvr_keras.sweeps import ResultsDir
 
@@ -209,8 +209,8 @@ def test_export_never_drops_a_committed_file_or_row(tmp_path, capsys):
 
 
 def test_the_quick_records_export_as_studies_of_their_own(tmp_path):
-    """tools/quick_records.sh's folders that are not sweeps (Figure 5's noise sensitivity, the
-    token_pvr run, the quick CNNs) export to study folders of the same names with every file
+    """tools/studies/quick_records.sh's folders that are not sweeps (Figure 5's noise sensitivity,
+    the token_pvr run, the quick CNNs) export to study folders of the same names with every file
     the README's numbers are computed from, byte for byte."""
     committed = REPO / "docs" / "results"
     results = tmp_path / "results"

@@ -10,7 +10,7 @@ the TFDS train split, test from test. Labels follow ``BlockTask.label`` (tested 
 
 ``dtype="uint8"`` yields the raw pixels (0-255), a quarter of the bytes of float32 images;
 scale them to [0, 1] on the accelerator (a cast after batching, or ``keras.layers.Rescaling``
-in the model). Throughput (``python tools/bench_data.py --part block``, batch 50, 2x2 MNIST,
+in the model). Throughput (``python tools/probes/bench_data.py --part block``, batch 50, 2x2 MNIST,
 2-core CPU): read inside TF as Keras fit on TensorFlow reads it, ~300k examples/s float32
 (~6 us of CPU per example) and ~430k/s uint8 (~4 us); per-example NumPy composition makes
 ~32k/s float32 (~31 us) in a bare loop, ~19k/s fed through ``from_generator``.

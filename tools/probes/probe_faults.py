@@ -1,0 +1,639 @@
+"""Replays the faults a careless or hostile user (or a machine) inflicts, and counts data lost.
+
+    python tools/probes/probe_faults.py                 # all cases, ~5-10 min on a 2-core CPU
+    python tools/probes/probe_faults.py --kills 3       # fewer random kills
+
+Every case runs in a temporary folder, on loopback only, with tiny runs of the real recipes:
+
+- kills: a ``token_pvr.py`` run and a ``token_sweep.py`` sweep are SIGKILLed at random moments
+  and started again; the finished result must equal an uninterrupted one's (histories bit for
+  bit, every sweep run recorded once);
+- damaged checkpoints: the newest checkpoint of a killed run is cut short or overwritten; the
+  run resumes from the one before it (or starts again) and finishes;
+- a full disk: a tmpfs of a few MB where the machine lets this user mount one (else the free
+  space is reported as nearly none): the run stops with a one-line error, its last complete
+  checkpoint intact, nothing temporary left; with space again it resumes;
+- planted links: ``.lock``, ``learning_curve.png``, a claim and ``results.jsonl`` made links to
+  a file outside the run; that file must be untouched;
+- nested folders: ``--out`` inside a finished run and above it; the finished run must be
+  untouched;
+- planted code: a copy of a finished run (and a results line) naming a Python file that
+  writes a marker when imported, as its builder and as its task kind, read by
+  ``evaluate.py``, ``make_figures.py``, ``migrate_runs.py --check`` and
+  ``holdout_analysis.py``: none may import it (``--trust-code`` with a changed file neither);
+- results tools: committed studies damaged nine ways go into ``import_results.py`` (one line,
+  exit 2, nothing written), and two holdout studies imported into one folder and exported
+  again keep every committed file and row.
+
+- security: a package whose ``__init__`` plants code, named by a record and by ``--model
+  ... --help``; a planted ``.pyc`` beside the recorded builder under ``--trust-code``; the
+  builder swapped every 50 ms while ``--trust-code`` reads it; a module reference (``this``)
+  under ``--trust-code``: none may run;
+- leaks: a value marker, a linked study file and a linked results file reaching a secret
+  outside the results folder: none may be read;
+- hangs: a FIFO at the file each of seven readers reads: none may wait (120 s each);
+- resources: JSON nested 100,000 deep to the four study readers, a sparse 2 GB predictions
+  file (refused from its header), five export targets that cannot be folders, a killed
+  export's leftover: one line each, bounded.
+
+Prints one line per case group and ``N cases tried: code run, secrets read, hangs, data
+lost``; exits 1 if any group failed. ``--only security leaks hangs resources`` runs the hostile
+inputs (~2 min); ``--only planted_code results_tools`` those (~1 min).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import pathlib
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+TINY = ["--num-examples", "3000", "--test-examples", "500", "--epochs", "6", "--min-steps",
+        "0", "--warmup-epochs", "1", "--batch-size", "256", "--width", "0.25"]  # fmt: skip
+SWEEP = ["--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "3000", "--seeds", "0",
+         "--epochs", "3", "--warmup-epochs", "0", "--min-steps", "0", "--test-examples", "300",
+         "--no-figures"]  # fmt: skip
+# What a failed case means: code ran, a secret was read, a reader hung, or something else
+# went wrong (not data lost); the other cases lose data when they fail.
+LABELS = {"planted_code": "CODE", "security": "CODE", "leaks": "LEAK", "hangs": "HANG",
+          "resources": "FAIL"}  # fmt: skip
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+CASES = ("kills", "sweep_kills", "truncated", "overwritten", "full_disk", "planted_links",
+         "nested", "planted_code", "results_tools", "security", "leaks",
+         "hangs", "resources")  # fmt: skip
+
+
+def _recipe(name, *args, env=None, timeout=900, no_space=False):
+    """Runs a recipe as a user would; ``no_space``: where no tmpfs can be mounted, the free
+    space the process sees is made nearly none (``shutil.disk_usage``)."""
+    command = [sys.executable, str(REPO / "recipes" / f"{name}.py"), *args]
+    if no_space:
+        code = (
+            "import runpy, shutil, sys; real = shutil.disk_usage; "
+            "shutil.disk_usage = lambda p: real(p)._replace(free=1); "
+            f"sys.argv = {command[1:]!r}; runpy.run_path(sys.argv[0], run_name='__main__')"
+        )
+        command = [sys.executable, "-c", code]
+    return subprocess.run(command, env=env or ENV, capture_output=True, text=True,
+                          timeout=timeout)  # fmt: skip
+
+
+def _start(name, *args):
+    command = [sys.executable, str(REPO / "recipes" / f"{name}.py"), *args]
+    return subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+
+
+def _history(folder):
+    record = json.loads((folder / "record.json").read_text())
+    return {k: v for k, v in record["history"].items() if not k.endswith("_seconds")}  # the timings
+
+
+def _digest(folder):
+    """The bytes of every file under ``folder`` (a finished run must stay as it is)."""
+    out = {}
+    for path in sorted(pathlib.Path(folder).rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def _wait_for_epochs(folder, epochs, timeout=300):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if json.loads((folder / "record.json").read_text())["epochs_completed"] >= epochs:
+                return True
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def case_kills(root, rng, kills, reference):
+    """Random SIGKILLs of a run, then a rerun: the same history as the uninterrupted one."""
+    out = root / "killed"
+    for _ in range(kills):
+        proc = _start("token_pvr", *TINY, "--out", str(out))
+        time.sleep(rng.uniform(3.0, 12.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    done = _recipe("token_pvr", *TINY, "--out", str(out))
+    same = done.returncode in (0, 3) and _history(out) == _history(reference)
+    return same, f"{kills} kills of a run, then a rerun: same history as uninterrupted"
+
+
+def case_sweep_kills(root, rng, kills):
+    out = root / "sweep"
+    for _ in range(kills):
+        proc = _start("token_sweep", *SWEEP, "--out", str(out))
+        time.sleep(rng.uniform(3.0, 15.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    done = _recipe("token_sweep", *SWEEP, "--out", str(out))
+    lines = [json.loads(s) for s in (out / "results.jsonl").read_text().splitlines() if s]
+    ids = [line["id"] for line in lines]
+    whole = done.returncode == 0 and len(ids) == len(set(ids)) == 3
+    return whole, f"{kills} kills of a sweep, then a rerun: 3 runs recorded once each"
+
+
+def case_damaged_checkpoint(root, reference, damage):
+    out = root / f"damaged_{damage}"
+    proc = _start("token_pvr", *TINY, "--out", str(out))
+    _wait_for_epochs(out, 3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    weights = out / "checkpoint" / "model.weights.h5"
+    if damage == "truncated":
+        weights.write_bytes(weights.read_bytes()[:1000])
+    else:
+        data = bytearray(weights.read_bytes())
+        data[-300:-284] = b"\xff" * 16
+        weights.write_bytes(bytes(data))
+    done = _recipe("token_pvr", *TINY, "--out", str(out))
+    same = done.returncode in (0, 3) and _history(out) == _history(reference)
+    said = "damaged checkpoint" in done.stdout
+    return same and said, f"newest checkpoint {damage}: falls back, says so, same history"
+
+
+def case_full_disk(root):
+    mount = root / "small"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(mount)],
+                             capture_output=True).returncode == 0  # fmt: skip
+    try:
+        out = mount / "run" if mounted else root / "nospace"
+        args = [*TINY, "--width", "0.5", "--out", str(out)]
+        done = _recipe("token_pvr", *args, timeout=600, no_space=not mounted)
+        err = done.stderr.strip().splitlines()[-1:] or [""]
+        one_line = done.returncode == 1 and "error:" in err[0] and "Traceback" not in done.stderr
+        left = [p.name for p in out.iterdir() if ".tmp" in p.name] if out.exists() else []
+        ok = one_line and not left
+        how = "a 3 MB tmpfs" if mounted else "free space reported as none (no tmpfs here)"
+        return ok, f"full disk ({how}): one-line error (exit 1), no temporary file left"
+    finally:
+        if mounted:
+            subprocess.run(["umount", str(mount)], capture_output=True)
+
+
+def case_planted_links(root):
+    victim = root / "victim.txt"
+    victim.write_text("precious")
+    before = victim.read_bytes()
+    tried = 0
+    for name in (".lock", "learning_curve.png", "record.json"):
+        out = root / f"linked_{name.strip('.')}"
+        out.mkdir()
+        (out / name).symlink_to(victim)
+        _recipe("token_pvr", *TINY, "--epochs", "1", "--out", str(out))
+        tried += 1
+    sweep = root / "linked_sweep"
+    short = [*SWEEP[:8], "--epochs", "1", "--no-figures", "--out", str(sweep)]
+    _recipe("token_sweep", *short)
+    lines = (sweep / "results.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])["id"]
+    (sweep / "results.jsonl").write_text("\n".join(lines[1:]) + "\n")  # as if not yet recorded
+    shutil.rmtree(sweep / "runs" / first)
+    (sweep / "claims").mkdir(exist_ok=True)
+    (sweep / "claims" / f"{first}.claim").symlink_to(victim)  # its claim: a planted link
+    _recipe("token_sweep", *short)
+    (sweep / "claims" / f"{first}.claim").unlink()
+    (sweep / "results.jsonl").unlink()
+    (sweep / "results.jsonl").symlink_to(victim)  # the results file: a planted link
+    _recipe("token_sweep", *short)
+    untouched = victim.read_bytes() == before
+    return (
+        untouched,
+        f"{tried + 2} planted links (lock, plot, record, claim, results): target untouched",
+    )
+
+
+def case_nested(root, reference):
+    before = _digest(reference)
+    refused = 0
+    for out in (reference / "checkpoint", reference / "sub" / "run", reference.parent):
+        done = _recipe("token_pvr", *TINY, "--out", str(out))
+        refused += done.returncode == 2
+    done = _recipe("token_sweep", *SWEEP, "--out", str(reference))
+    refused += done.returncode == 2
+    return refused == 4 and _digest(reference) == before, (
+        "--out inside, under and above a finished run, a sweep into it: refused, run untouched"
+    )
+
+
+def _plant(folder, marker, name):
+    path = folder / name
+    path.write_text(
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+        "def mlp(**kwargs):\n    return None\nKIND = None\n"
+    )
+    return path
+
+
+def case_planted_code(root, reference):
+    """Returns (no code ran, what): every reader of records on a planted builder or kind."""
+    marker = root / "planted_marker"
+    evil = _plant(root, marker, "evil.py")
+    readers = 0
+    for key in ("model", "kind"):
+        run = root / f"planted_{key}" / "run"
+        shutil.copytree(reference, run)
+        record = json.loads((run / "record.json").read_text())
+        record["config"][key] = f"{evil}:{'mlp' if key == 'model' else 'KIND'}"
+        record[f"{key}_source"] = str(evil)
+        (run / "record.json").write_text(json.dumps(record))
+        for args in ([], ["--trust-code"]):  # trusted: the recorded hash is not this file's
+            _recipe("evaluate", str(run), *args)
+            readers += 1
+        subprocess.run([sys.executable, str(REPO / "tools" / "migrate_runs.py"), str(run),
+                        "--check"], env=ENV, capture_output=True, timeout=300)  # fmt: skip
+        readers += 1
+    results = root / "planted_results"
+    results.mkdir()
+    line = json.loads((reference / "record.json").read_text())["config"]
+    line = {**line, "id": "planted", "sweep": "size_window", "kind": f"{evil}:KIND",
+            "holdout": 1, "test_accuracy": 0.5, "train_accuracy": 1.0, "failed": False,
+            "run_dir": "runs/planted"}  # fmt: skip
+    (results / "sweep.json").write_text(json.dumps({"format": "pvr-keras/sweep",
+                                                    "format_version": 1}))  # fmt: skip
+    (results / "results.jsonl").write_text(json.dumps(line) + "\n")
+    (results / "sweeps").mkdir()
+    (results / "sweeps" / "size_window.json").write_text(
+        json.dumps({"name": "size_window", "run_ids": ["planted"]})
+    )
+    shutil.copytree(reference, results / "runs" / "planted")
+    for tool in ("make_figures.py", "holdout_analysis.py"):
+        subprocess.run([sys.executable, str(REPO / "tools" / tool), str(results)], env=ENV,
+                       capture_output=True, timeout=600)  # fmt: skip
+        readers += 1
+    ran = marker.exists()
+    return (
+        not ran,
+        f"{readers} readers of records naming planted code: {'one' if ran else 'none'} ran it",
+    )
+
+
+def _tool(name, *args, env=None, timeout=120, cwd=None):
+    """Runs ``recipes/NAME``, ``tools/NAME`` or ``tools/generate/NAME`` as a user would:
+    ``(exit status, stdout, stderr)``, or ``None`` when it ran past ``timeout`` (a hang; it
+    is killed)."""
+    folder = next(f for f in ("recipes", "tools", "tools/generate") if (REPO / f / name).is_file())
+    try:
+        done = subprocess.run([sys.executable, str(REPO / folder / name), *map(str, args)],
+                              env=env or ENV, capture_output=True, text=True, timeout=timeout,
+                              cwd=cwd, stdin=subprocess.DEVNULL)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return None
+    return done.returncode, done.stdout, done.stderr
+
+
+def _one_line(done):
+    """A refusal as the tools make one: exit status 1 or 2, no traceback."""
+    return done is not None and done[0] in (1, 2) and "Traceback" not in done[2]
+
+
+def _named_code_run(root, reference, config_model, marker, *, env=None, folder="named"):
+    """A copy of the finished run whose record names ``config_model`` as its builder, read
+    by evaluate.py (with and without --trust-code) and migrate_runs.py --check; returns how
+    many readers read it."""
+    run = root / folder / "run"
+    shutil.copytree(reference, run)
+    record = json.loads((run / "record.json").read_text())
+    record["config"]["model"] = config_model
+    (run / "record.json").write_text(json.dumps(record))
+    _tool("evaluate.py", run, env=env)
+    _tool("evaluate.py", run, "--trust-code", env=env)
+    _tool("migrate_runs.py", run, "--check", env=env)
+    return 3
+
+
+def case_security(root, reference):
+    """Returns (no code ran, what): the code a record, a flag or a cache could run, each with a
+    marker it writes if it runs. A dotted reference whose package ``__init__`` plants code
+    (record and ``--model ... --help``); ``--trust-code`` beside a planted ``.pyc``; a file
+    swapped every 50 ms during ``--trust-code``; a module reference under ``--trust-code``."""
+    import threading
+
+    marker = root / "security_marker"
+    plant = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n"
+    tried = 0
+    # 1. a package on the path whose __init__ plants code, named by a record and by a flag
+    path = root / "security_path"
+    (path / "runz").mkdir(parents=True)
+    (path / "runz" / "__init__.py").write_text(plant)
+    (path / "runz" / "nets.py").write_text("def build(seq_len, num_classes, k: int = 2):\n"
+                                            "    return None\n")  # fmt: skip
+    env = {**ENV, "PYTHONPATH": f"{path}{os.pathsep}{REPO}"}
+    tried += _named_code_run(root, reference, "runz.nets:build", marker, env=env, folder="dotted")
+    _tool("train.py", "--model", "runz.nets:build", "--help", env=env)
+    tried += 1
+    # 2. the recorded file unchanged, a planted .pyc beside it with its mtime and size
+    import importlib.util
+    from importlib import _bootstrap_external
+
+    nets = root / "security_file" / "nets.py"
+    nets.parent.mkdir()
+    nets.write_text((REPO / "pvr_keras" / "models" / "mlp.py").read_text())
+    info = nets.stat()
+    pyc = pathlib.Path(importlib.util.cache_from_source(str(nets)))
+    pyc.parent.mkdir()
+    pyc.write_bytes(_bootstrap_external._code_to_timestamp_pyc(
+        compile(plant, str(nets), "exec"), info.st_mtime, info.st_size))  # fmt: skip
+    run = root / "security_pyc" / "run"
+    shutil.copytree(reference, run)
+    record = json.loads((run / "record.json").read_text())
+    record["config"]["model"] = f"{nets}:mlp"
+    record["model_source"] = str(nets)
+    record["model_source_sha256"] = hashlib.sha256(nets.read_bytes()).hexdigest()
+    (run / "record.json").write_text(json.dumps(record))
+    _tool("evaluate.py", run, "--trust-code")
+    tried += 1
+    # 3. the recorded file swapped for a planted one every 50 ms while --trust-code reads it
+    good = nets.read_bytes()
+    shutil.rmtree(pyc.parent)
+    stop = threading.Event()
+
+    def swap():
+        while not stop.is_set():
+            for data in (plant.encode() + good, good):
+                tmp = nets.with_name(".swap")
+                tmp.write_bytes(data)
+                os.replace(tmp, nets)
+                time.sleep(0.05)
+
+    swapper = threading.Thread(target=swap, daemon=True)
+    swapper.start()
+    try:
+        for _ in range(4):
+            _tool("evaluate.py", run, "--trust-code")
+            tried += 1
+    finally:
+        stop.set()
+        swapper.join()
+    # 4. a module reference (the standard library's ``this`` prints a poem when imported)
+    zen = _named_code_run(root, reference, "this:s", marker, folder="module")
+    done = _tool("evaluate.py", root / "module" / "run", "--trust-code")
+    tried += zen + 1
+    poem = done is not None and "Zen of Python" in done[1]
+    ran = marker.exists() or poem
+    said = "code ran" if ran else "none ran"
+    return (
+        not ran,
+        f"{tried} readers of planted packages, .pyc, swapped files and modules: {said}",
+        tried,
+    )
+
+
+def _deep_json(path, depth=100_000):
+    path.write_text("[" * depth + "]" * depth)
+
+
+def case_hangs(root, reference):
+    """Returns (no hang, what, tried): a FIFO wherever a reader reads a file (each tool
+    killed after 120 s counts as a hang)."""
+    study = root / "hang_study"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
+    (study / "results.jsonl").unlink()
+    os.mkfifo(study / "results.jsonl")
+    out = root / "hang_out"
+    out.mkdir()
+    os.mkfifo(out / "config.json")
+    run = root / "hang_run" / "run"
+    shutil.copytree(reference, run)
+    (run / "record.json").unlink()
+    os.mkfifo(run / "record.json")
+    predictions = root / "hang_predictions.npy"
+    os.mkfifo(predictions)
+    calls = [
+        ("make_figures.py", study),
+        ("import_results.py", study, root / "hang_target"),
+        ("export_results.py", study.parent, root / "hang_docs"),
+        ("train.py", "--out", out, "--epochs", "1"),
+        ("evaluate.py", run),
+        ("migrate_runs.py", run.parent, "--check"),
+        ("benchmark.py", "--predictions", predictions, "--config", "token/w1"),
+    ]
+    hangs = [call[0] for call in calls if _tool(*call) is None]
+    return (
+        not hangs,
+        (
+            f"{len(calls)} readers given a FIFO: "
+            + (f"hung: {', '.join(hangs)}" if hangs else "none hung")  # fmt: skip
+        ),
+        len(calls),
+    )
+
+
+def case_resources(root):
+    """Returns (each refused in one line, within bounds, what, tried): JSON nested 100,000
+    deep to every reader of studies; a sparse 2 GB predictions file (refused from its
+    header: under 20 s); export targets that cannot be folders; a killed export's leftover."""
+    tried, bad = 0, []
+    study = root / "deep_study"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
+    _deep_json(study / "sweep.json")
+    results = root / "deep_results"  # a results folder of export_results.py: token/ a study
+    shutil.copytree(study, results / "token")
+    docs = root / "deep_docs"  # a results README whose value marker reads a deep file
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", docs / "holdout_paper")
+    _deep_json(docs / "holdout_paper" / "holdout_analysis.json")
+    (docs / "README.md").write_text(
+        '<!-- = summary("holdout_paper", "holdout_analysis.json") -->x<!-- /= -->\n'
+    )
+    for call in (("make_figures.py", study), ("import_results.py", study, root / "deep_target"),
+                 ("export_results.py", results, root / "deep_export"),
+                 ("results_tables.py", docs, "--check")):  # fmt: skip
+        tried += 1
+        if not _one_line(_tool(*call)):
+            bad.append(f"deep JSON: {call[0]}")
+    sparse = root / "sparse.npy"
+    with open(sparse, "wb") as file:
+        header = {"descr": "<f4", "fortran_order": False, "shape": (2000, 262_144)}
+        import numpy as np
+
+        np.lib.format.write_array_header_1_0(file, header)
+        file.truncate(file.tell() + 2000 * 262_144 * 4)
+    start = time.time()
+    done = _tool("benchmark.py", "--predictions", sparse, "--config", "token/w1")
+    tried += 1
+    if not _one_line(done) or time.time() - start > 20:
+        bad.append(f"sparse 2 GB .npy ({time.time() - start:.0f} s)")
+    empty = root / "empty_folder"
+    empty.mkdir()
+    targets = {"a link to an empty folder": root / "link_empty",
+               "a dangling link": root / "link_dangling", "/proc/x": "/proc/x",
+               "/sys/x": "/sys/x", "a path under a file": sparse / "x"}  # fmt: skip
+    (root / "link_empty").symlink_to(empty)
+    (root / "link_dangling").symlink_to(root / "nowhere")
+    for what, target in targets.items():
+        tried += 1
+        done = _tool("export_dataset.py", "boolean/parity3", target, "--size", "small")
+        if not _one_line(done):
+            bad.append(f"export to {what}")
+    target = root / "export_target"
+    command = [sys.executable, str(REPO / "tools" / "export_dataset.py"), "token/w1",
+               str(target), "--format", "text", "--size", "small"]  # fmt: skip
+    proc = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline and not any(".tmp" in p.name for p in root.iterdir()):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    left = [p.name for p in root.iterdir() if ".tmp" in p.name]
+    done = _tool(
+        "export_dataset.py", "token/w1", target, "--format", "text", "--size", "small", timeout=600
+    )
+    tried += 1
+    after = [p.name for p in root.iterdir() if ".tmp" in p.name]
+    if not left or done is None or done[0] != 0 or after:
+        bad.append(f"a killed export's leftover ({left} -> {after})")
+    return (
+        not bad,
+        f"{tried} resource cases: " + ("; ".join(bad) or "each bounded, one line"),
+        tried,
+    )
+
+
+def case_leaks(root):
+    """Returns (no secret copied, what, tried): a file outside the results a value marker, a
+    linked study file or a linked results file would bring in (``results_tables.py
+    --write``, ``export_results.py``, ``make_figures.py``)."""
+    secret = "TOPSECRET-47"
+    (root / "elsewhere").mkdir()
+    (root / "elsewhere" / "secret.json").write_text(json.dumps({"secret": secret}))
+    docs = root / "leak_docs"
+    shutil.copytree(REPO / "docs" / "results", docs)
+    readme = docs / "README.md"
+    marker = '<!-- = summary("../../elsewhere", "secret.json") -->x<!-- /= -->'
+    readme.write_text(readme.read_text() + f"\n{marker}\n")
+    leaked = []
+    done = _tool("results_tables.py", docs, "--write")
+    if secret in readme.read_text() or not _one_line(done):
+        leaked.append("a value marker")
+    results = root / "leak_results"
+    shutil.copytree(REPO / "docs" / "results" / "holdout", results / "token")
+    (results / "token" / "config_holdout.json").unlink(missing_ok=True)
+    (results / "token" / "config_holdout.json").symlink_to(root / "elsewhere" / "secret.json")
+    export = root / "leak_export"
+    shutil.copytree(REPO / "docs" / "results" / "holdout", export / "holdout")
+    _tool("export_results.py", results, export)
+    if any(secret in p.read_text(errors="replace") for p in export.rglob("*")
+           if p.is_file() and not p.is_symlink()):  # fmt: skip
+        leaked.append("a linked study file")
+    study = root / "leak_study"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
+    (study / "results.jsonl").unlink()
+    (study / "results.jsonl").symlink_to(root / "elsewhere" / "secret.json")
+    if not _one_line(_tool("make_figures.py", study)):
+        leaked.append("a linked results file")
+    return (
+        not leaked,
+        "3 planted paths to a secret outside the results: "
+        + (f"read through {', '.join(leaked)}" if leaked else "none read"),
+        3,
+    )
+
+
+def case_results_tools(root):
+    """Returns (nothing lost, what): damaged studies into import_results.py, and an export
+    of two holdout studies imported into one folder."""
+    committed = REPO / "docs" / "results"
+    tool = REPO / "tools"
+    refused, tried = 0, 0
+    for damage in ("cut", "twice", "not_json", "fifo", "link"):
+        study = root / f"damaged_{damage}" / "holdout_paper"
+        shutil.copytree(committed / "holdout_paper", study)
+        results = study / "results.jsonl"
+        lines = results.read_text().splitlines()
+        if damage == "cut":
+            results.write_text(lines[0][:50] + "\n")
+        elif damage == "twice":
+            results.write_text("\n".join(lines + lines[:1]) + "\n")
+        elif damage == "not_json":
+            (study / "sweep.json").write_text("{")
+        elif damage == "fifo":
+            results.unlink()
+            os.mkfifo(results)
+        else:
+            (study / "notes.txt").symlink_to(REPO / "README.md")
+        target = root / f"damaged_{damage}" / "target"
+        done = subprocess.run([sys.executable, str(tool / "import_results.py"), str(study),
+                               str(target)], env=ENV, capture_output=True, text=True,
+                              timeout=60)  # fmt: skip
+        tried += 1
+        refused += done.returncode == 2 and not target.exists() and "Traceback" not in (done.stderr)
+    docs = root / "export_docs"
+    studies = [committed / "holdout", committed / "holdout_paper"]
+    for study in studies:
+        shutil.copytree(study, docs / study.name)
+    results = root / "export_results"
+    subprocess.run([sys.executable, str(tool / "import_results.py"), *map(str, studies),
+                    str(results / "token")], env=ENV, capture_output=True, timeout=300)  # fmt: skip
+    subprocess.run([sys.executable, str(tool / "export_results.py"), str(results), str(docs)],
+                   env=ENV, capture_output=True, timeout=600)  # fmt: skip
+    kept = all(
+        (docs / s.name / f).read_bytes() == (s / f).read_bytes()
+        for s in studies for f in ("holdout_analysis.json", "holdout_analysis.csv")
+    )  # fmt: skip
+    return refused == tried and kept, (
+        f"{tried} damaged studies refused in one line, nothing written ({refused}); an export "
+        f"of two holdout studies through one folder kept their analyses ({kept})"
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kills", type=int, default=4, help="random kills per killed case")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", nargs="+", choices=CASES, help="these cases only")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    root = pathlib.Path(tempfile.mkdtemp(prefix="pvr_probe_"))
+    results = []
+    try:
+        reference = root / "finished" / "run"
+        done = _recipe("token_pvr", *TINY, "--out", str(reference))
+        if done.returncode not in (0, 3):
+            raise SystemExit(f"the reference run failed: {done.stderr[-2000:]}")
+        cases = {
+            "kills": lambda: case_kills(root, rng, args.kills, reference),
+            "sweep_kills": lambda: case_sweep_kills(root, rng, args.kills),
+            "truncated": lambda: case_damaged_checkpoint(root, reference, "truncated"),
+            "overwritten": lambda: case_damaged_checkpoint(root, reference, "overwritten"),
+            "full_disk": lambda: case_full_disk(root),
+            "planted_links": lambda: case_planted_links(root),
+            "nested": lambda: case_nested(root, reference),
+            "planted_code": lambda: case_planted_code(root, reference),
+            "results_tools": lambda: case_results_tools(root),
+            "security": lambda: case_security(root, reference),
+            "leaks": lambda: case_leaks(root),
+            "hangs": lambda: case_hangs(root, reference),
+            "resources": lambda: case_resources(root),
+        }
+        for name, case in cases.items():
+            if args.only and name not in args.only:
+                continue
+            start = time.time()
+            ok, what, *tried = case()
+            results.append((name, ok, tried[0] if tried else 1))
+            label = "ok  " if ok else LABELS.get(name, "LOST")
+            print(f"{label} {what} ({time.time() - start:.0f} s)", flush=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    failed = [LABELS.get(name, "LOST") for name, ok, _ in results if not ok]
+    print(f"{sum(r[2] for r in results)} cases tried ({len(results)} groups): code run "
+          f"{failed.count('CODE')}, secrets read {failed.count('LEAK')}, hangs "
+          f"{failed.count('HANG')}, data lost "
+          f"{failed.count('LOST')}, other failures {failed.count('FAIL')}")  # fmt: skip
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
