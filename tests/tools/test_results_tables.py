@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import shutil
+import types
 
 import pytest
 
@@ -139,6 +140,16 @@ def claims():
     return scripts.load("tools/generate/results_claims.py")
 
 
+@pytest.fixture(scope="module")
+def judged(claims):
+    """The claim modules of tools/generate/claims/, one per study, as results_claims has them."""
+    import importlib
+
+    names = ("formats", "values", "records", "figure7", "figure11", "fast_slow", "holdout",
+             "quick_sweeps", "gotu", "leaderboard")  # fmt: skip
+    return types.SimpleNamespace(**{n: importlib.import_module(f"claims.{n}") for n in names})
+
+
 def test_the_results_tables_are_generated_from_the_records(tool, tmp_path, capsys):
     """docs/results/README.md's claims table and the README's one-line summary are what
     tools/generate/results_claims.py computes from docs/results: changing one committed record
@@ -192,21 +203,22 @@ def test_a_missing_study_is_named(claims, tmp_path):
         claims.table(claims.studies(tmp_path))
 
 
-def test_claims_formats(claims):
-    assert claims.pcts([0.109, 0.123], 0) == "11-12%"
-    assert claims.pcts([1.0, 0.9996], 0) == "100%"  # equal once rounded: one value
-    assert claims.span([3, 1, 2], str) == "1-3"
+def test_claims_formats(claims, judged):
+    assert judged.formats.pcts([0.109, 0.123], 0) == "11-12%"
+    assert judged.formats.pcts([1.0, 0.9996], 0) == "100%"  # equal once rounded: one value
+    assert judged.formats.span([3, 1, 2], str) == "1-3"
     # The 95% upper bound on a rate from 0 events in n trials (Clopper-Pearson, one-sided).
-    assert claims.dec(claims.upper_bound(0, 6)) == "0.39"
-    assert claims.dec(claims.upper_bound(0, 12)) == "0.22"
-    assert (1 - claims.upper_bound(0, 6)) ** 6 == pytest.approx(0.05)
-    assert claims.minutes(90) == "1.5 min" and claims.minutes(1500) == "25 min"
+    assert judged.formats.dec(judged.formats.upper_bound(0, 6)) == "0.39"
+    assert judged.formats.dec(judged.formats.upper_bound(0, 12)) == "0.22"
+    assert (1 - judged.formats.upper_bound(0, 6)) ** 6 == pytest.approx(0.05)
+    assert judged.formats.minutes(90) == "1.5 min" and judged.formats.minutes(1500) == "25 min"
     assert (
-        claims.steps({"epochs_completed": 200, "num_examples": 50_000, "batch_size": 1024}) == 9800
+        judged.figure11.steps({"epochs_completed": 200, "num_examples": 50_000, "batch_size": 1024})
+        == 9800
     )
 
 
-def test_value_markers_in_prose_are_computed_and_checked(claims, tmp_path):
+def test_value_markers_in_prose_are_computed_and_checked(claims, tmp_path, judged):
     _write_lines(tmp_path / "holdout", [_line(window=3, holdout=6, test_accuracy=0.9731,
                                               curve_test_accuracy=[0.1, 0.5, 0.97])])  # fmt: skip
     found = claims.studies(tmp_path)
@@ -215,17 +227,17 @@ def test_value_markers_in_prose_are_computed_and_checked(claims, tmp_path):
         "99.9%<!-- /= --> (epoch 2: "
         '<!-- = pct(curve(run("holdout", window=3), "test_accuracy", 2), 0) -->50%<!-- /= -->)'
     )
-    filled, stale = claims.fill_values(text, found)
+    filled, stale = judged.values.fill_values(text, found)
     assert filled.startswith('held out: <!-- = pct(run("holdout", window=3, holdout=6)')
     assert "-->97.3%<!-- /= --> (epoch 2: " in filled and "-->50%<!-- /= -->)" in filled
     assert len(stale) == 1 and "'99.9%' -> '97.3%'" in stale[0]
-    assert claims.fill_values(filled, found) == (filled, [])
+    assert judged.values.fill_values(filled, found) == (filled, [])
     for bad in ('__import__("os").system("true")', 'run("holdout").keys()',
                 '(lambda: 1)()', 'open("x")'):  # fmt: skip
         with pytest.raises(ValueError, match="not allowed in a value marker"):
-            claims.evaluate(bad, found)
+            judged.values.evaluate(bad, found)
     with pytest.raises(ValueError, match="value marker .*no record with"):
-        claims.fill_values('<!-- = run("holdout", window=9) -->x<!-- /= -->', found)
+        judged.values.fill_values('<!-- = run("holdout", window=9) -->x<!-- /= -->', found)
 
 
 def test_check_fails_on_a_stale_value_in_the_docs(tool, tmp_path, capsys):
@@ -242,15 +254,15 @@ def test_check_fails_on_a_stale_value_in_the_docs(tool, tmp_path, capsys):
     assert "-->50.0%<!-- /= -->" in readme.read_text()
 
 
-def test_spearman_and_its_exact_p(claims):
-    assert claims.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
-    assert claims.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+def test_spearman_and_its_exact_p(claims, judged):
+    assert judged.formats.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert judged.formats.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
     # Only the identity and the reversal reach |rho| = 1 among the 4! orders.
-    assert claims.spearman_p([1, 2, 3, 4], [5, 6, 7, 8]) == pytest.approx(2 / 24)
+    assert judged.formats.spearman_p([1, 2, 3, 4], [5, 6, 7, 8]) == pytest.approx(2 / 24)
     # Ties take their average rank: ranks (1.5, 1.5, 3) against (1, 2, 3).
-    assert claims.spearman([1, 1, 2], [1, 2, 3]) == pytest.approx(0.8660254, abs=1e-6)
+    assert judged.formats.spearman([1, 1, 2], [1, 2, 3]) == pytest.approx(0.8660254, abs=1e-6)
     with pytest.raises(ValueError, match="n <= 8"):
-        claims.spearman_p(list(range(9)), list(range(9)))
+        judged.formats.spearman_p(list(range(9)), list(range(9)))
 
 
 def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None, profiles=None):
@@ -290,18 +302,18 @@ def _gotu_task(root, task, leaks=None, seeds=1, steps=None, seen=None, profiles=
     (folder / "gotu.json").write_text(json.dumps(found))
 
 
-def test_the_mdi_is_learned_only_with_its_coefficients_too(claims):
+def test_the_mdi_is_learned_only_with_its_coefficients_too(claims, judged):
     # a leak of 0.95 (the unseen error's share) with one coefficient 0.3 from the MDI's
     tracking = {"monomials": ["1", "x0", "x1", "x0x1"], "target": [0, 0, 0, 1],
                 "mdi": [-1, 1, 1, 0]}  # fmt: skip
     runs = [{"variant": "rfrelu", "coefficients": [-0.7, 1.0, 1.0, 0.0]},
             {"variant": "rfrelu", "coefficients": [-0.7, 1.0, 1.0, 0.0]}]  # fmt: skip
     found = {"2parity": {"tracking": tracking, "runs": runs}}
-    [(holds, text)] = claims._mdi_claims(found, {}, {("2parity", "rfrelu"): 0.95})
+    [(holds, text)] = judged.gotu._mdi_claims(found, {}, {("2parity", "rfrelu"): 0.95})
     assert (holds, text.split(": ", 2)[2]) == (False, "2parity 0.95 (gap 0.30)")
 
 
-def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
+def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path, judged):
     """The GOTU row's verdict: 'reproduced' only with every task, 3 seeds and all four claims;
     each claim that fails is named with the numbers that fail it."""
     good = dict(mlp=0.8, meanfield=0.6, rfrelu=0.95, transformer=0.92)
@@ -309,7 +321,7 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
 
     def verdict(seeds=3, seen=None, steps=None, profiles=None, **change):
         root = tmp_path / str(next(_IDS))
-        tasks = dict({t: good for t in claims.MDI_TASKS}, lr=lrs, lengthgen={"k6": 0, "k9": 0},
+        tasks = dict({t: good for t in judged.gotu.MDI_TASKS}, lr=lrs, lengthgen={"k6": 0, "k9": 0},
                      rfexample=dict(rfrelu=0.5, rfpoly=0.9))  # fmt: skip
         tasks.update(change)
         for task, leaks in tasks.items():
@@ -320,7 +332,7 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
                           "N7000-curriculum": 800}  # fmt: skip
         _gotu_task(root, "full16parity", steps=steps, seeds=seeds,
                    seen=(seen or {}).get("full16parity"))  # fmt: skip
-        return claims.gotu_verdict(claims.studies(root))
+        return judged.gotu.gotu_verdict(claims.studies(root))
 
     assert verdict().startswith(
         "reproduced (3 seeds per model, theirs 10): random features, rfrelu: the MDI learned "
@@ -411,7 +423,7 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path):
                             "the MDI's, seeds' mean) on 2 of 2 tasks")  # fmt: skip
     assert unfit.endswith("not: left out, not fit on the seen points in their epochs: rfrelu on "
                           "cyclic3dim15 (seen MSE 11.10)")  # fmt: skip
-    assert claims.gotu_verdict(claims.studies(tmp_path / "none")) == "running"
+    assert judged.gotu.gotu_verdict(claims.studies(tmp_path / "none")) == "running"
 
 
 SECRET = '{"secret": "TOPSECRET-123"}'
@@ -495,7 +507,7 @@ def test_a_study_file_that_is_a_link_a_fifo_or_too_deep_is_one_line(tmp_path, ca
                 "deep logits": "logits.json nests deeper"}[kind] in err  # fmt: skip
 
 
-def test_the_mdi_stated_in_the_docs_is_the_solvers(claims):
+def test_the_mdi_stated_in_the_docs_is_the_solvers(claims, judged):
     """docs/results states each GOTU task's MDI through ``mdi_replaces`` on its summary: the
     tracked MDI coefficients, as a polynomial on the whole cube, are the solver's MDI."""
     import numpy as np
@@ -505,18 +517,18 @@ def test_the_mdi_stated_in_the_docs_is_the_solvers(claims):
     from pvr_keras.tasks import FunctionTask
 
     summary = json.loads((REPO / "docs/results/gotu/cyclic3dim15/gotu.json").read_text())
-    assert claims.mdi_replaces(summary) == "x0x1x2 by 1 - x0 - x1 + x0x1 - x2 + x0x2 + x1x2"
+    assert judged.gotu.mdi_replaces(summary) == "x0x1x2 by 1 - x0 - x1 + x0x1 - x2 + x0x2 + x1x2"
     task = FunctionTask(**{k: summary["task"][k] for k in ("num_bits", "target", "domain")})
     x = cube(task.num_bits, np.arange(2**task.num_bits)).astype(np.float64)
     tracked = sum(c * np.prod([x[:, int(b)] for b in m.split("x")[1:]], axis=0)
                   for m, c in zip(summary["tracking"]["monomials"], summary["tracking"]["mdi"],
                                   strict=True))  # fmt: skip
     np.testing.assert_allclose(tracked, unseen.task_mdi(task), atol=1e-6)
-    assert claims.polynomial([(-1.25, "x0"), (1.5, "x1"), (1, "x2")]) == "-1.25x0 + 1.5x1 + x2"
-    assert claims.polynomial([(2, "1"), (-1, "1")]) == "2 - 1"
+    assert judged.gotu.polynomial([(-1.25, "x0"), (1.5, "x1"), (1, "x2")]) == "-1.25x0 + 1.5x1 + x2"
+    assert judged.gotu.polynomial([(2, "1"), (-1, "1")]) == "2 - 1"
 
 
-def test_the_papers_window_3_runs_are_judged_by_the_fast_slow_rule(claims):
+def test_the_papers_window_3_runs_are_judged_by_the_fast_slow_rule(claims, judged):
     def run(holdout, seed, fit_at, accuracy):
         curve = [0.5] * (fit_at - 1) + [1.0]
         return {"holdout": holdout, "seed": seed, "curve_train_eval_accuracy": curve,
@@ -524,23 +536,23 @@ def test_the_papers_window_3_runs_are_judged_by_the_fast_slow_rule(claims):
 
     # earliest fit 25: slow from 37.5 (SLOW_AFTER 1.5); a slow learner is said, not a miss
     runs = [run(1, 0, 41, 0.97), run(6, 2, 25, 1.0), run(1, 1, 29, 0.995), run(6, 0, 30, 0.9)]
-    assert claims._paper_w3(runs) == (
+    assert judged.holdout._paper_w3(runs) == (
         "2 of the 3 runs that are not slow learners get >= 99% held-out, holdout-6 seed 0 90.0% "
         "a miss; slow by the rule (from epoch 37.5), which the paper excludes: holdout-1 seed 0 "
         "(fit at epoch 41, 97.0%) (4 of 6 runs so far)"
     )
-    assert claims._paper_w3(runs[1:3]) == (
+    assert judged.holdout._paper_w3(runs[1:3]) == (
         "2 of the 2 runs that are not slow learners get >= 99% held-out (2 of 6 runs so far)"
     )
 
 
-def test_the_appendix_e_bound_is_the_papers_recipes_seeds_alone(claims):
-    verdict = claims.fig12_verdict(claims.studies(REPO / "docs" / "results"))
+def test_the_appendix_e_bound_is_the_papers_recipes_seeds_alone(claims, judged):
+    verdict = judged.fast_slow.fig12_verdict(claims.studies(REPO / "docs" / "results"))
     assert "below 0.39 at 95% from 0 of 6 on the paper's recipe)" in verdict
     assert "pooled" not in verdict  # the two settings share seeds: not independent draws
 
 
-def test_figure_16s_mod_sum_half_is_untestable_only_at_chance(claims):
+def test_figure_16s_mod_sum_half_is_untestable_only_at_chance(claims, judged):
     class Study:
         def __init__(self, accuracies):
             self.accuracies = accuracies
@@ -548,28 +560,30 @@ def test_figure_16s_mod_sum_half_is_untestable_only_at_chance(claims):
         def runs(self, **where):
             return [{"test_accuracy": a} for a in self.accuracies]
 
-    chance = claims.fig16_verdict({"aggregations_quick": Study([0.097, 0.105])})
+    chance = judged.quick_sweeps.fig16_verdict({"aggregations_quick": Study([0.097, 0.105])})
     assert "not testable here: mod_sum is at chance in every cell (9.7-10.5%)" in chance
-    learns = claims.fig16_verdict({"aggregations_quick": Study([0.6, 0.1])})
+    learns = judged.quick_sweeps.fig16_verdict({"aggregations_quick": Study([0.6, 0.1])})
     assert "not testable" not in learns and learns.startswith("partly (mod_sum the hardest; ")
 
 
-def test_figure_15_holds_when_every_further_cell_is_systematic(claims, monkeypatch):
+def test_figure_15_holds_when_every_further_cell_is_systematic(claims, monkeypatch, judged):
     def found(held_out, other, iid_held_out=2.0):
         cell = {"mean_logit_held_out": held_out, "mean_logit_other": other}
         iid = {"mean_logit_held_out": iid_held_out, "mean_logit_other": -2.0}
         return {
             "logits": {
                 "models": {
-                    "holdout": {"subsets": dict.fromkeys(claims.FURTHER, cell)},
-                    "IID": {"subsets": dict.fromkeys(claims.FURTHER, iid)},
+                    "holdout": {"subsets": dict.fromkeys(judged.figure7.FURTHER, cell)},
+                    "IID": {"subsets": dict.fromkeys(judged.figure7.FURTHER, iid)},
                 }
             }
         }
 
     def verdict(res, vgg):
-        monkeypatch.setattr(claims, "_figure7", lambda r, study: {"resnet18": res, "vgg11_bn": vgg})
-        return claims.fig15_verdict({})
+        monkeypatch.setattr(
+            judged.figure7, "_figure7", lambda r, study: {"resnet18": res, "vgg11_bn": vgg}
+        )
+        return judged.figure7.fig15_verdict({})
 
     assert verdict(found(-2.6, -0.1), found(-2.5, -0.4)).startswith("partly: reproduced")
     assert verdict(found(-2.6, -0.1), found(0.5, -0.4)).startswith(

@@ -11,7 +11,7 @@ A page's ``<!-- table: NAME -->`` block is filled with the table NAME: a study's
 or one of ``tools/generate/results_claims.py``'s: ``claims`` (every claim of the paper, on
 docs/results/README.md), ``summary`` (one line per claim, on the README), ``gallery`` (what
 the quick presets show) and ``leaderboard`` (the benchmark's). Numbers inline in the prose
-are value markers, ``<!-- = EXPR -->TEXT<!-- /= -->`` (``results_claims.VALUE``: TEXT is what
+are value markers, ``<!-- = EXPR -->TEXT<!-- /= -->`` (``claims.values.VALUE``: TEXT is what
 EXPR, a call of the record readers and formats, gives; ``--write`` fills it in).
 A marker reads only inside RESULTS (a study or file named with ``..`` or reached through a
 link is refused), and a marker that is not such an expression (cut short, nested too deeply,
@@ -400,25 +400,33 @@ def _claims(results, text):
               if f"<!-- table: {name} -->" in text]  # fmt: skip
     if not wanted:
         return {}
+    from claims import gallery, leaderboard, records
+
     module = _claims_module()
-    found = module.studies(results)
-    makers = {"claims": module.table, "summary": module.summary, "gallery": module.gallery,
-              "leaderboard": module.leaderboard}  # fmt: skip
+    found = records.studies(results)
+    makers = {"claims": module.table, "summary": module.summary, "gallery": gallery.gallery,
+              "leaderboard": leaderboard.leaderboard}  # fmt: skip
     return {name: makers[name](found) for name in wanted}
 
 
 def documents(results, top):
     """The Markdown documents the tables and numbers go into: ``top`` (the repository README)
-    if it exists, then every ``*.md`` of the docs folder holding ``results``, sorted, except
-    what lies inside a study folder (records) and links (never followed)."""
-    results = pathlib.Path(results)
+    if it exists, then every ``*.md`` of the docs folder beside it (``docs/``, when RESULTS
+    lies inside it; else of RESULTS alone), sorted, except what lies inside a study folder
+    (records) and links (never followed)."""
+    results = pathlib.Path(results).resolve()
+    docs = top.resolve().parent / "docs"
+    root = docs if results.is_relative_to(docs) else results
     found = [top] if top.is_file() else []
     seen = {p.resolve() for p in found}
-    for path in sorted(results.parent.rglob("*.md")):
-        inside = path.relative_to(results.parent).parts
-        in_study = len(inside) > 2 and inside[0] == results.name
-        if in_study or path.is_symlink() or path.resolve() in seen:
-            continue
+    for path in sorted(root.rglob("*.md")):
+        inside = (
+            path.resolve().relative_to(results).parts
+            if path.resolve().is_relative_to(results)
+            else ()
+        )
+        if len(inside) > 1 or path.is_symlink() or path.resolve() in seen:
+            continue  # inside a study folder of RESULTS: a record
         seen.add(path.resolve())
         found.append(path)
     return found
@@ -467,9 +475,11 @@ def main(argv=None):
     for readme, tables_of in targets:
         before = read_plain(readme).decode()
         text, stale = update(before, tables_of)
-        if "<!-- = " in text:  # numbers inline in the prose (results_claims.VALUE)
-            module = _claims_module()
-            text, values = module.fill_values(text, module.studies(results))
+        if "<!-- = " in text:  # numbers inline in the prose (claims.values.VALUE)
+            from claims import records
+            from claims import values as markers
+
+            text, values = markers.fill_values(text, records.studies(results))
             for value in values:
                 print(f"{readme}: stale value {value}", file=sys.stderr)
             stale += ["values"] if values else []

@@ -1,0 +1,158 @@
+"""Values inline in prose.
+
+A number in a docs/results finding is written as ``<!-- = EXPR -->TEXT<!-- /= -->``: TEXT is
+what EXPR gives from the committed records (``--write`` puts it there, ``--check`` fails when
+it differs). EXPR is a small language, not Python: calls of the functions below, string,
+number and list constants, keyword arguments, and ``[key]`` on a result. Nothing else is
+evaluated, so a document can name records but never run code, and it reads only inside
+docs/results (``Study``). A marker that fails, whatever the reason, is one ValueError
+naming it."""
+
+import ast
+import re
+import statistics
+
+from .figure11 import steps
+from .formats import (
+    dec,
+    decs,
+    field,
+    fit,
+    hours,
+    minutes,
+    pct,
+    pcts,
+    run_minutes,
+    span,
+    spearman,
+    spearman_p,
+    total,
+)
+from .gotu import mdi_replaces
+
+VALUE = re.compile(r"(<!-- = (.+?) -->)(.*?)(<!-- /= -->)", re.S)
+
+
+MAX_EXPRESSION = 1000  # characters of one marker's expression (the longest committed: ~200)
+
+
+def _value_functions(r):
+    def run(study, **where):
+        return r[study].one(**where)
+
+    def runs(study, **where):
+        return r[study].runs(**where)
+
+    def summary(study, name):
+        return r[study].json(name)
+
+    def analysis(study, **where):
+        """The row of ``holdout_analysis.json`` (tools/holdout_analysis.py) of one run."""
+        run_id = r[study].one(**where)["id"]
+        rows = [a for a in r[study].json("holdout_analysis.json") if a["id"] == run_id]
+        if len(rows) != 1:
+            raise LookupError(f"{study}: no holdout analysis of {run_id}")
+        return rows[0]
+
+    def pairs_with(pairs, seed):
+        """The values of ``{"a-b": CKA}`` whose pair holds ``seed``."""
+        return [v for k, v in pairs.items() if str(seed) in k.split("-")]
+
+    def pairs_without(pairs, seed):
+        return [v for k, v in pairs.items() if str(seed) not in k.split("-")]
+
+    def own(study, other):
+        """The records of ``study`` that ``other`` does not hold (runs trained for it)."""
+        theirs = {x["id"] for x in r[other].lines}
+        return [x for x in r[study].lines if x["id"] not in theirs]
+
+    def share(counts, i):
+        """counts[i] as a share of all the counts."""
+        return counts[i] / sum(counts)
+
+    return {"run": run, "runs": runs, "summary": summary, "analysis": analysis, "share": share,
+            "values": lambda d: list(d.values()), "pairs_with": pairs_with,
+            "excluding": lambda records, key, value: [x for x in records if x[key] != value],
+            "points": lambda a, b: f"{100 * (a - b):.1f}",
+            "mean": statistics.mean, "part": lambda items, start, stop=None: items[start:stop],
+            "fits": lambda records: [fit(x) for x in records], "spearman": spearman,
+            "spearman_p": spearman_p, "own": own, "configs": _config_names,
+            "sum_hours": lambda records: hours(sum(x["wall_time_s"] for x in records)),
+            "pairs_without": pairs_without,
+            "field": field, "fit": fit,
+            "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
+            "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
+            "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}",
+            "mdi_replaces": mdi_replaces}  # fmt: skip
+
+
+def _config_names(family=None):
+    """The benchmark configs' names (``pvr_keras.benchmarks.names``)."""
+    from pvr_keras import benchmarks
+
+    return benchmarks.names(family)
+
+
+def curve(record, name, epoch):
+    """A run's learning-curve value after ``epoch`` (1-based): ``curve_<name>`` of its record
+    (``test_accuracy``, ``train_eval_accuracy``, ...)."""
+    return record[f"curve_{name}"][epoch - 1]
+
+
+def evaluate(expression, r):
+    """The value of one marker's expression (see VALUE), as text.
+
+    Raises:
+        ValueError: the expression is too long, not an expression (a ``SyntaxError``: cut
+            short, nested too deeply, a number of too many digits), or uses what is not
+            allowed.
+    """
+    if len(expression) > MAX_EXPRESSION:
+        raise ValueError(f"longer than {MAX_EXPRESSION} characters ({len(expression)})")
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        reason = getattr(error, "msg", None) or type(error).__name__
+        raise ValueError(f"not an expression ({reason[:120]})") from None
+    functions = _value_functions(r)
+
+    def value(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str | int | float | None):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.List | ast.Tuple):
+            return [value(e) for e in node.elts]
+        if isinstance(node, ast.Subscript):
+            return value(node.value)[value(node.slice)]
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in functions):  # fmt: skip
+            args = [value(a) for a in node.args]
+            kwargs = {k.arg: value(k.value) for k in node.keywords if k.arg is not None}
+            return functions[node.func.id](*args, **kwargs)
+        raise ValueError(f"not allowed in a value marker: {ast.unparse(node)!r} (calls of "
+                         f"{', '.join(sorted(functions))}, constants and [key])")  # fmt: skip
+
+    return str(value(tree.body))
+
+
+def fill_values(text, r):
+    """``text`` with every value marker's TEXT computed again; returns (text, stale), stale
+    the markers whose TEXT changed (expression and old -> new)."""
+    stale = []
+
+    def replace(match):
+        expression = match.group(2)
+        try:
+            new = evaluate(expression, r)
+        except Exception as error:  # noqa: BLE001 - whatever a marker does wrong: one line
+            shown = expression if len(expression) <= 80 else expression[:77] + "..."
+            what = str(error).splitlines()[0][:300] if str(error) else ""
+            if not isinstance(error, LookupError | ValueError | TypeError | OSError) or not what:
+                what = f"{type(error).__name__}{': ' * bool(what)}{what}"  # ZeroDivisionError...
+            raise ValueError(f"value marker {shown!r}: {what}") from None
+        if new != match.group(3):
+            stale.append(f"{expression}: {match.group(3)!r} -> {new!r}")
+        return match.group(1) + new + match.group(4)
+
+    return VALUE.sub(replace, text), stale
