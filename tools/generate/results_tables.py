@@ -12,7 +12,10 @@ or one of ``tools/generate/results_claims.py``'s: ``claims`` (every claim of the
 docs/results/README.md), ``summary`` (one line per claim, on the README), ``gallery`` (what
 the quick presets show) and ``leaderboard`` (the benchmark's). Numbers inline in the prose
 are value markers, ``<!-- = EXPR -->TEXT<!-- /= -->`` (``claims.values.VALUE``: TEXT is what
-EXPR, a call of the record readers and formats, gives; ``--write`` fills it in).
+EXPR, a call of the record readers and formats, gives; ``--write`` fills it in). In the README
+and the pages of RESULTS, a number that reads like a result (a decimal, a percentage, a time)
+outside a value marker must be marked as quoted from the paper or as a setting, else both
+``--check`` and ``--write`` name it and exit 1 (``claims.values.unmarked``).
 A marker reads only inside RESULTS (a study or file named with ``..`` or reached through a
 link is refused), and a marker that is not such an expression (cut short, nested too deeply,
 too long) is one line naming it, exit status 2; so is a study file that is a link, a FIFO or
@@ -475,6 +478,13 @@ def main(argv=None):
     for readme, tables_of in targets:
         before = read_plain(readme).decode()
         text, stale = update(before, tables_of)
+        if readme == top or readme.resolve().parent == results.resolve():
+            from claims import values as markers
+
+            for line, number in markers.unmarked(text):  # the README and docs/results' pages
+                print(f"{readme}:{line}: {number} is in no value, paper or setting marker",
+                      file=sys.stderr)  # fmt: skip
+                status = 1
         if "<!-- = " in text:  # numbers inline in the prose (claims.values.VALUE)
             from claims import records
             from claims import values as markers

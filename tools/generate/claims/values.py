@@ -6,9 +6,18 @@ it differs). EXPR is a small language, not Python: calls of the functions below,
 number and list constants, keyword arguments, and ``[key]`` on a result. Nothing else is
 evaluated, so a document can name records but never run code, and it reads only inside
 docs/results (``Study``). A marker that fails, whatever the reason, is one ValueError
-naming it."""
+naming it.
+
+Every other number of the prose that reads like a result (a decimal, a percentage, a time:
+``MEASURED``) must say where it comes from, or ``unmarked`` reports it and ``--check`` fails:
+a value marker (a record), ``<!-- paper -->TEXT<!-- /paper -->`` (quoted from the paper) or
+``<!-- setting -->TEXT<!-- /setting -->`` (a setting of the runs, or a rule of ours, fixed
+before any result). Tables between ``<!-- table: ... -->`` markers are generated, code (fenced,
+indented or inline) and link targets are not prose. Integers are not checked: they name
+figures, windows, seeds and sizes far more often than they report a result."""
 
 import ast
+import math
 import re
 import statistics
 
@@ -31,6 +40,26 @@ from .formats import (
 from .gotu import mdi_replaces
 
 VALUE = re.compile(r"(<!-- = (.+?) -->)(.*?)(<!-- /= -->)", re.S)
+# A number that reads like a result: a percentage, a decimal (a ratio "2.7x" too) or a time.
+# A range (94.2-99.9%, 16-85 min) is one number.
+_N = r"\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?"
+MEASURED = re.compile(
+    rf"(?<![\w.^/-])({_N}%|\d+\.\d+(?:-\d+(?:\.\d+)?)?x?(?![\w.])"
+    rf"|{_N}\s?(?:min|h|s|ms|hours|minutes|seconds)\b)"
+)
+# What is not prose, or says where its numbers come from: blanked (newlines kept) before
+# MEASURED looks, in this order.
+NOT_PROSE = (
+    re.compile(r"<!-- table: \w+ -->.*?<!-- end table -->", re.S),
+    VALUE,
+    re.compile(r"<!-- paper -->.*?<!-- /paper -->", re.S),
+    re.compile(r"<!-- setting -->.*?<!-- /setting -->", re.S),
+    re.compile(r"```.*?```", re.S),
+    re.compile(r"^(?:    |\t).*$", re.M),  # an indented code block's line
+    re.compile(r"`[^`\n]*`"),
+    re.compile(r"\]\([^)]*\)"),  # a link's target
+    re.compile(r"<!--.*?-->", re.S),
+)
 
 
 MAX_EXPRESSION = 1000  # characters of one marker's expression (the longest committed: ~200)
@@ -66,11 +95,21 @@ def _value_functions(r):
         theirs = {x["id"] for x in r[other].lines}
         return [x for x in r[study].lines if x["id"] not in theirs]
 
+    def pick(items, **where):
+        """The one item of a list of records (a summary's ``runs``) whose fields equal
+        ``where``."""
+        found = [x for x in items if all(x.get(k) == v for k, v in where.items())]
+        if len(found) != 1:
+            raise LookupError(f"{len(found)} items with {where}, expected 1")
+        return found[0]
+
     def share(counts, i):
         """counts[i] as a share of all the counts."""
         return counts[i] / sum(counts)
 
-    return {"run": run, "runs": runs, "summary": summary, "analysis": analysis, "share": share,
+    return {"run": run, "runs": runs, "summary": summary, "pick": pick, "analysis": analysis,
+            "share": share,
+            "ball": lambda d, k: sum(math.comb(d, j) for j in range(k + 1)) / 2**d,
             "values": lambda d: list(d.values()), "pairs_with": pairs_with,
             "excluding": lambda records, key, value: [x for x in records if x[key] != value],
             "points": lambda a, b: f"{100 * (a - b):.1f}",
@@ -83,7 +122,7 @@ def _value_functions(r):
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
             "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}",
-            "mdi_replaces": mdi_replaces}  # fmt: skip
+            "mdi_replaces": mdi_replaces, "add": lambda *numbers: sum(numbers)}  # fmt: skip
 
 
 def _config_names(family=None):
@@ -156,3 +195,12 @@ def fill_values(text, r):
         return match.group(1) + new + match.group(4)
 
     return VALUE.sub(replace, text), stale
+
+
+def unmarked(text):
+    """``[(line, number)]``: the numbers of ``text``'s prose that read like a result
+    (``MEASURED``) but are in no value, paper or setting marker, by line (1-based)."""
+    for pattern in NOT_PROSE:
+        text = pattern.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    return [(i, m.group(0)) for i, line in enumerate(text.split("\n"), 1)
+            for m in MEASURED.finditer(line)]  # fmt: skip
