@@ -44,8 +44,8 @@ VALUE = re.compile(r"(<!-- = (.+?) -->)(.*?)(<!-- /= -->)", re.S)
 # A range (94.2-99.9%, 16-85 min) is one number.
 _N = r"\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?"
 MEASURED = re.compile(
-    rf"(?<![\w.^/-])({_N}%|\d+\.\d+(?:-\d+(?:\.\d+)?)?x?(?![\w.])"
-    rf"|{_N}\s?(?:min|h|s|ms|hours|minutes|seconds)\b)"
+    rf"(?<![\w.^/-])({_N}\s?(?:min|h|s|ms|hours|minutes|seconds)\b|{_N}%"
+    rf"|\d+\.\d+(?:-\d+(?:\.\d+)?)?x?(?![\w.]))"
 )
 # What is not prose, or says where its numbers come from: blanked (newlines kept) before
 # MEASURED looks, in this order.
@@ -109,6 +109,7 @@ def _value_functions(r):
 
     return {"run": run, "runs": runs, "summary": summary, "pick": pick, "analysis": analysis,
             "share": share,
+            "least": min, "most": max, "joined": lambda *lists: [x for xs in lists for x in xs],
             "ball": lambda d, k: sum(math.comb(d, j) for j in range(k + 1)) / 2**d,
             "values": lambda d: list(d.values()), "pairs_with": pairs_with,
             "excluding": lambda records, key, value: [x for x in records if x[key] != value],
