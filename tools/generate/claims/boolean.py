@@ -4,6 +4,7 @@
 import statistics
 
 from .formats import dec, decs, field, run_minutes, span, total
+from .records import as_cell, markdown_table, study_json
 
 
 def boolean(r):
@@ -42,3 +43,37 @@ def boolean(r):
             f"{len(parity_runs)} runs, {total(parity_runs)}); `--model bits_transformer --width "
             f"0.25 --bits 0 3 7` ({len(tr_runs)} runs, {run_minutes(tr_runs)} each)")  # fmt: skip
     return ours, time
+
+
+def table(study):
+    """Per boolean_holdout setting (``NAME.json``) and frozen bit: the bit's influence, half
+    the MSE on the cube (mean and range over seeds), the in-distribution half MSE and the
+    distance to f with the bit frozen; a line per setting with the correlation."""
+    text = ""
+    for path in sorted(study.glob("*.json")):
+        if path.name.startswith("config_") or path.name == "sweep.json":
+            continue
+        found = study_json(study, path.name)
+        if "bits" not in found:
+            continue
+        run = found["config"]["run"]
+        task = (
+            f"{run.get('pointer_bits', 3)} pointer bits, window {run.get('window', 1)}, "
+            f"{run.get('aggregation', 'parity')}, {run.get('window_mode', 'cyclic')}"
+        )
+        width = f" (width x{run['width']})" if run.get("width") else ""
+        rows = [[r["bit"], as_cell(r["influence"], 4),
+                 f"{as_cell(r['half_mse_mean'], 4)} ({as_cell(r['half_mse_min'], 4)}-"
+                 f"{as_cell(r['half_mse_max'], 4)})",
+                 as_cell(r["in_distribution_half_mse_mean"], 4),
+                 as_cell(r["half_mse_to_frozen_target_mean"], 4), r["seeds"]]
+                for r in found["bits"]]  # fmt: skip
+        correlation = found["correlation"]
+        text += (
+            f"{'' if not text else chr(10)}{path.stem}: {run['model']}{width}, {task}; "
+            f"correlation {as_cell(correlation)}, mean |½MSE - Inf| "
+            f"{as_cell(found['mean_abs_difference'], 4)}\n\n"
+        )
+        text += markdown_table(["bit", "Inf_i", "½MSE on the cube (range)", "in-distribution ½MSE",
+                        "½MSE to f with x_i = +1", "seeds"], rows)  # fmt: skip
+    return text or None

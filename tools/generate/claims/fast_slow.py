@@ -1,6 +1,7 @@
 """Figures 12-13 (Appendix E): fast and slow learners, CKA (the ``fast_slow`` studies)."""
 
 from .formats import dec, pct, pcts, run_minutes, span, total, upper_bound
+from .records import as_cell, markdown_table, study_json
 
 
 def slow_learner(speeds):
@@ -84,3 +85,52 @@ def fig12_verdict(r):
         "CKA(fast, slow) unmeasured there; a fast seed with another label frequency reaches the "
         "paper's fast-slow CKA"
     )
+
+
+def table(study):
+    from pvr_keras.analysis import main_frequencies
+
+    path = study / f"{study.name}.json"  # recipes/fast_slow.py --name = the study's folder
+    if not path.is_file():
+        return None
+    summary = study_json(study, path.name)
+    cka = summary.get("cka") or {}
+    freq = cka.get("label_frequencies") or {}
+    rows = [[s["seed"], s["fit_epoch"] or "never", s["speed"], as_cell(s["final_train_accuracy"]),
+             as_cell(s["final_test_accuracy"])] for s in summary["seeds"]]  # fmt: skip
+    header = ["seed", "fit epoch", "speed", "train", "test"]
+    if freq:  # the label circles of each seed's pre_logits (recipes/fast_slow.py)
+        header.append("label frequencies k (share; >= 0.1)")
+        for row in rows:  # a seed whose model was not there has none (CKA's seeds)
+            seed = freq.get(str(row[0]))
+            shares = main_frequencies(seed["frequency_share"]) if seed else []
+            row.append(", ".join(f"{k} ({s:.2f})" for k, s in shares) or
+                       ("none" if seed else "no model"))  # fmt: skip
+    text = markdown_table(header, rows)
+    pairs = [["fast-fast", summary["fast1"], summary["fast2"], cka.get("fast1_fast2")],
+             ["fast-slow", summary["fast1"], summary["slow"], cka.get("fast1_slow")]]  # fmt: skip
+    rows = [[kind, f"{a} vs {b}", as_cell(v)] for kind, a, b, v in pairs if None not in (a, b, v)]
+    means = cka.get("mean_by_kind") or {}
+    rows += [[f"mean {k.replace('_', '-')}", "all pairs", as_cell(means[k])]
+             for k in ("fast_fast", "fast_slow") if means.get(k) is not None]  # fmt: skip
+    if rows:
+        text += "\n" + markdown_table([f"linear CKA ({cka.get('layer')}, {cka.get('on')})", "seeds",
+                               "CKA"], rows)  # fmt: skip
+    layers = cka.get("by_layer") or {}
+    picked = [k for k in ("fast1_fast2", "fast1_slow") if any(k in v for v in layers.values())]
+    if layers and picked:  # the picked pairs at every block (the paper names no layer)
+        names = {"fast1_fast2": f"fast-fast ({summary['fast1']} vs {summary['fast2']})",
+                 "fast1_slow": f"fast-slow ({summary['fast1']} vs {summary['slow']})"}  # fmt: skip
+        rows = [[layer] + [as_cell(values[k]) if k in values else "-" for k in picked]
+                for layer, values in layers.items()]  # fmt: skip
+        text += "\n" + markdown_table(["layer"] + [names[k] for k in picked], rows)
+    matrix = cka.get("all_pairs") or {}
+    if matrix:  # every pair, so that no pick decides the comparison
+        pair = {tuple(sorted(map(int, k.split("-")))): v for k, v in matrix.items()}
+        seeds = sorted({s for p in pair for s in p})
+        speed = {s["seed"]: s["speed"] for s in summary["seeds"]}
+        rows = [[f"{a} ({speed.get(a, '?')})"]
+                + [as_cell(pair[tuple(sorted((a, b)))]) if a != b else "1" for b in seeds]
+                for a in seeds]  # fmt: skip
+        text += "\n" + markdown_table(["CKA, every pair"] + [str(s) for s in seeds], rows)
+    return text

@@ -2,6 +2,7 @@
 and the logits of the held-out classes (the ``figure7`` study)."""
 
 from .formats import minutes, pct
+from .records import as_cell, markdown_table, study_json
 
 
 def _figure7(r, study):
@@ -101,3 +102,34 @@ def fig15_verdict(r):
         return ("not reproduced: the holdout models do not give every further cell's held-out "
                 "classes lower logits")  # fmt: skip
     return "not reproduced: the IID models give held-out classes lower logits too"
+
+
+def table(study):
+    rows = []
+    for run in sorted(p for p in study.glob("*") if (p / "logits.json").is_file()):
+        logits = study_json(study, run.name, "logits.json")
+        records = {}
+        for sub in ("iid", "holdout"):
+            path = run / sub / "record.json"
+            records[sub] = study_json(study, run.name, sub, "record.json") if path.is_file() else {}
+        minutes = [records[s].get("wall_time_s") for s in ("iid", "holdout")]
+        held = logits["models"]["holdout"]["subsets"]["pointer to top right"]
+        iid = logits["models"]["IID"]["subsets"]["pointer to top right"]
+        config = study_json(study, run.name, "config.json")
+        config = config.get("run", config)  # the run's identity (flat before the run config)
+        rows.append([
+            f"{config['model']}, width {config['width']}",
+            f"{as_cell(records['iid'].get('final', {}).get('train_eval_accuracy'))} / "
+            f"{as_cell(logits['iid_test_accuracy'])}",
+            f"{as_cell(logits['holdout_train_accuracy'])} / "
+            f"{as_cell(logits['holdout_test_accuracy'])}",
+            f"{as_cell(held['mean_logit_held_out'], 2)} / {as_cell(held['mean_logit_other'], 2)}",
+            f"{as_cell(iid['mean_logit_held_out'], 2)} / {as_cell(iid['mean_logit_other'], 2)}",
+            " + ".join("-" if m is None else f"{m / 60:.1f}" for m in minutes),
+        ])  # fmt: skip
+    if not rows:
+        return None
+    header = ["model", "IID train / test", "holdout train / held-out test",
+              "holdout model: logit 1-3 / others", "IID model: logit 1-3 / others",
+              "min (IID + holdout)"]  # fmt: skip
+    return markdown_table(header, rows)

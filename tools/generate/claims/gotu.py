@@ -6,6 +6,7 @@ import math
 import statistics
 
 from .formats import dec, decs, span
+from .records import as_cell, markdown_table, study_json
 
 GOTU_TASKS = ("2parity", "threesym", "rfexample", "cyclic3dim15", "lr", "lengthgen",
               "full16parity")  # fmt: skip
@@ -279,3 +280,35 @@ def mdi_replaces(summary):
     gone = [(f, m) for m, f, g in rows if f and abs(g - f) > 1e-9]
     new = [(round(g - f, 6), m) for m, f, g in rows if not f and abs(g) > 1e-9]
     return f"{polynomial(gone)} by {polynomial(new)}"
+
+
+def table(study):
+    """Per recipes/gotu.py task (``gotu/<task>/gotu.json``): one row per variant, the leak
+    towards the min-degree interpolator (mean and range over seeds), the unseen MSE, the
+    steps (the Degree-Curriculum's study) and the seeds."""
+    text = ""
+    for path in sorted(study.glob("*/gotu.json")):
+        found = study_json(study, path.parent.name, path.name)
+        run = found["task"]  # the first variant's task (recipes/gotu.py)
+        steps = any(v["steps_mean"] is not None for v in found["variants"])
+        rows = []
+        for v in found["variants"]:
+            leak = ("-" if v["leak_mean"] is None else
+                    f"{as_cell(v['leak_mean'])} "
+                    f"({as_cell(v['leak_min'])}-{as_cell(v['leak_max'])})")  # fmt: skip
+            seen = [r["seen_mse"] for r in found["runs"] if r["variant"] == v["variant"]
+                    and r["seen_mse"] is not None]  # fmt: skip
+            unseen = "-" if v["unseen_mse_mean"] is None else as_cell(v["unseen_mse_mean"], 3)
+            row = [v["variant"], leak, unseen, as_cell(max(seen), 4) if seen else "-"]
+            if steps:
+                reached = [r["reached_eps"] for r in found["runs"] if r["variant"] == v["variant"]]
+                row.append(f"{v['steps_mean']:.0f} ({sum(map(bool, reached))}/{len(reached)} "
+                           f"reached)")  # fmt: skip
+            rows.append([*row, v["seeds"]])
+        text += (f"{'' if not text else chr(10)}{path.parent.name}: f = {run['target']} "
+                 f"on {run['domain']}, d = {run['num_bits']}\n\n")  # fmt: skip
+        header = ["variant", "leak alpha (range)", "unseen MSE", "seen MSE (worst seed)"]
+        text += markdown_table(
+            [*header, *(["steps to loss < eps"] if steps else []), "seeds"], rows
+        )
+    return text or None

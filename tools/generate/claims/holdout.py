@@ -4,6 +4,7 @@ paper's recipe (the ``holdout`` and ``holdout_paper`` studies)."""
 import math
 
 from .formats import field, fit, pct, pcts, run_minutes, span
+from .records import as_cell, fit_cell, markdown_table, study_records
 
 
 def _rule(fits):
@@ -149,3 +150,22 @@ def fig14_w2(r):
         f"{', '.join(pct(x['test_accuracy']) for x in missed)})"
     )
     return ours, time, verdict
+
+
+def table(study):
+    records = sorted(study_records(study), key=lambda r: (
+        r["window"], r.get("holdout_values") or [], r["holdout"], r["seed"]))  # fmt: skip
+    if not records:
+        return None
+    rows = []
+    for r in records:
+        values = r.get("holdout_values") or list(range(r["window"]))
+        held = f"{r['holdout']} of ({', '.join(map(str, values))})" if r["holdout"] else "0"
+        iid = r.get("iid_test_accuracy") if r["holdout"] else r["test_accuracy"]
+        rows.append([r["window"], held, r["seed"], as_cell(r["train_accuracy"]),
+                     as_cell(r["test_accuracy"]) if r["holdout"] else "-", as_cell(iid),
+                     fit_cell(r),
+                     f"{r['wall_time_s'] / 60:.0f}"])  # fmt: skip
+    header = ["window", "held out", "seed", "train", "held-out test", "IID test",
+              "fit epoch", "min"]  # fmt: skip
+    return markdown_table(header, rows)

@@ -1,6 +1,7 @@
 """The benchmark page's leaderboard: every committed model on the quick suite."""
 
 from .formats import dec
+from .records import as_cell, markdown_table, study_json
 
 
 def leaderboard(r):
@@ -30,3 +31,34 @@ def leaderboard(r):
         rows.append(cells)
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in rows]) + "\n"
+
+
+def table(study):
+    """Per suite, the committed benchmark tables (``tools/benchmark.py``): one row per
+    entry, one column per model."""
+    text = ""
+    for suite in sorted(p for p in study.glob("*") if p.is_dir()):
+        tables = [study_json(study, suite.name, p.name) for p in sorted(suite.glob("*.json"))]
+        for kind in ("token", "image"):
+            mine = [t for t in tables if t.get("kind") == kind]
+            if not mine:
+                continue
+            entries = list(dict.fromkeys(e for t in mine for e in t["entries"]))
+            rows = []
+            for entry in entries:
+                row = [entry]
+                for t in mine:
+                    found = t["entries"].get(entry)
+                    cell = "-" if found is None else as_cell(found["test_accuracy"])
+                    if found and found.get("iid_test_accuracy") is not None:
+                        cell += f" (IID {as_cell(found['iid_test_accuracy'])})"
+                    row.append(cell + (" failed" if found and found.get("failed") else ""))
+                rows.append(row)
+            minutes = ["minutes (all entries)"] + [
+                f"{sum(e['minutes'] for e in t['entries'].values()):.1f}" for t in mine
+            ]
+            rows.append(minutes)
+            text += (f"\n{suite.name} suite, {kind} models:\n\n" if text else
+                     f"{suite.name} suite, {kind} models:\n\n")  # fmt: skip
+            text += markdown_table(["entry", *(t["label"] for t in mine)], rows)
+    return text or None

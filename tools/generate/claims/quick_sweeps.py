@@ -2,6 +2,7 @@
 on the quick presets (``aggregations_quick``, ``pointer_quick``)."""
 
 from .formats import _thousands, dec, field, pct, pcts, total
+from .records import as_cell, markdown_table, study_records
 
 
 def fig16(r):
@@ -78,3 +79,23 @@ def fig17(r):
             f"{total(p.lines)} "
             f"on the shared CPU")  # fmt: skip
     return ours, time
+
+
+def table(study):
+    """One row per run of a quick sweep (Figures 16 and 17): its task, size, epochs run,
+    training and test accuracy, the failed-run rule."""
+
+    def order(r):
+        return r.get("aggregation"), not r["pointer"], r["window"], r["num_examples"], r["seed"]
+
+    records = sorted(study_records(study), key=order)
+    if not records:
+        return None
+    rows = [[r["aggregation"], "yes" if r["pointer"] else "no", r["window"],
+             f"{r['num_examples']:,}", r["seed"], r["epochs_completed"],
+             as_cell(r["train_accuracy"]), as_cell(r["test_accuracy"]),
+             "yes" if r["failed"] else "", f"{r['wall_time_s'] / 60:.1f}"]
+            for r in records]  # fmt: skip
+    header = ["aggregation", "pointer", "window", "examples", "seed", "epochs", "train", "test",
+              "failed", "min"]  # fmt: skip
+    return markdown_table(header, rows)

@@ -1,8 +1,10 @@
-"""The committed records of docs/results, read safely: one ``Study`` per folder."""
+"""The committed records of docs/results, read safely (one ``Study`` per folder), and the
+helpers every study's table is written with (``markdown_table``, ``as_cell``, ``fit_cell``)."""
 
 import pathlib
+import sys
 
-from pvr_keras.files import read_json
+from pvr_keras.files import read_json, read_plain
 
 
 class Study:
@@ -13,14 +15,12 @@ class Study:
     value marker reads nothing outside docs/results."""
 
     def __init__(self, results, name):
-        from results_tables import _records
-
         self.name = name
         self.root = pathlib.Path(results)
         self.path = self.root / name
         if not self.path.is_dir():
             raise FileNotFoundError(f"{self.path}: no such study (run tools/export_results.py)")
-        self.lines = _records(self.path, inside=self.root)
+        self.lines = study_records(self.path, inside=self.root)
         self._files = {}
 
     def runs(self, **where):
@@ -67,3 +67,42 @@ class _Lazy(dict):
 def studies(results):
     """The studies of ``results`` (docs/results), each read when first used."""
     return _Lazy(results)
+
+
+def as_cell(value, digits=3):
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def markdown_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(map(str, r)) + " |" for r in rows]) + "\n"
+
+
+def study_json(study, *names):
+    """The JSON file ``study/names...``, read inside the results folder that holds the study:
+    no link at the study, on the way or at the file, no FIFO or device (``files.read_plain``),
+    whole JSON nested no deeper than a record (else one line naming the file)."""
+    return read_json(study.joinpath(*names), inside=study.parent)
+
+
+def study_records(study, inside=None):
+    """The whole records of a study's ``results.jsonl`` (the sweeps' own reader: a cut or
+    repeated line is reported on standard error and left out), read inside ``inside``
+    (default: the folder that holds the study; see ``study_json``)."""
+    from pvr_keras.sweeps.results import parse_lines
+
+    path = study / "results.jsonl"
+    try:
+        data = read_plain(path, inside=study.parent if inside is None else inside)
+    except FileNotFoundError:
+        return []
+    records, problems = parse_lines(data)
+    for problem in problems:
+        print(f"results_tables: {path}: {problem}", file=sys.stderr)
+    return records
+
+
+def fit_cell(record):
+    from pvr_keras.analysis.dynamics import fit_epoch
+
+    return fit_epoch(record.get("curve_train_eval_accuracy") or []) or "never"

@@ -4,6 +4,7 @@ study and the leaderboard's MLP 2x)."""
 import statistics
 
 from .formats import _mean_by, dec, field, pct, pcts, run_minutes, total
+from .records import as_cell, fit_cell, markdown_table, study_records
 
 
 def fig9(r):
@@ -94,3 +95,20 @@ def fig10(r):
     others = t.runs(model="mixer") + t.runs(model="transformer")
     time = f"`thresholds` medium study, {run_minutes(others)} per run"
     return ours, time
+
+
+def table(study):
+    records = sorted(study_records(study), key=lambda r: (r["model"], r["window"],
+                                                     r["num_examples"], r["seed"]))  # fmt: skip
+    if not records:
+        return None
+    rows = []
+    for r in records:
+        width = r.get("width")
+        model = r["model"] + (f" (width x{width:g})" if width not in (None, 1, 1.0) else "")
+        rows.append([model, r["window"], f"{r['num_examples']:,}", r["seed"], r["epochs_completed"],
+                     as_cell(r["train_accuracy"]), as_cell(r["test_accuracy"]), fit_cell(r),
+                     "yes" if r["failed"] else "", f"{r['wall_time_s'] / 60:.1f}"])  # fmt: skip
+    header = ["model", "window", "examples", "seed", "epochs", "train", "test", "fit epoch",
+              "failed", "min"]  # fmt: skip
+    return markdown_table(header, rows)
