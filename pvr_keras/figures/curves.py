@@ -5,25 +5,52 @@ program's matplotlib backend (a notebook keeps its own).
 """
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from pvr_keras.files import save_figure
 
 
+def _measured(history, key):
+    """``history[key]`` with None as NaN (a gap), or None when the history lacks it or
+    holds no value in it (a run without a validation set, a record written before it)."""
+    values = history.get(key)
+    if not values or all(v is None for v in values):
+        return None
+    return [float("nan") if v is None else v for v in values]
+
+
+def _epoch_axis(ax):
+    """Epochs are whole: ticks at integers only (never 1.5)."""
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+
+
 def learning_curve(history, path, title=""):
-    """Saves train/test accuracy and loss per epoch as a PNG at ``path``."""
+    """Saves train/test accuracy and loss per epoch as a PNG at ``path``, with the
+    validation set's where the history holds any (``validation_accuracy`` /
+    ``validation_loss``: a run trained with one), on whole-epoch ticks."""
     epochs = history["epoch"]
     fig = Figure(figsize=(10, 3.8))
     acc, loss = fig.subplots(1, 2)
-    acc.plot(epochs, history["train_accuracy"], label="train (running, during epoch)", alpha=0.6)
-    acc.plot(epochs, history["train_eval_accuracy"], label="train (evaluated after epoch)")
-    acc.plot(epochs, history["test_accuracy"], label="test")
+    # (column, label, colour): a set has one colour in both panels
+    curves = {
+        acc: (("train_accuracy", "train (running, during epoch)", "C0"),
+              ("train_eval_accuracy", "train (evaluated after epoch)", "C1"),
+              ("test_accuracy", "test", "C2"), ("validation_accuracy", "validation", "C3")),
+        loss: (("train_loss", "train", "C0"), ("test_loss", "test", "C2"),
+               ("validation_loss", "validation", "C3")),
+    }  # fmt: skip
+    for ax, lines in curves.items():
+        for key, label, colour in lines:
+            values = _measured(history, key)
+            if values is not None:
+                alpha = 0.6 if key == "train_accuracy" else None
+                marker = "o" if len(epochs) == 1 else None  # one epoch: a point
+                ax.plot(epochs, values, label=label, color=colour, alpha=alpha, marker=marker)
+        _epoch_axis(ax)
+        ax.grid(alpha=0.3)
     acc.set(xlabel="epoch", ylabel="accuracy", ylim=(0, 1.02), title="accuracy")
-    acc.grid(alpha=0.3)
     acc.legend(fontsize=8, loc="lower right")
-    loss.plot(epochs, history["train_loss"], label="train")
-    loss.plot(epochs, history["test_loss"], label="test")
     loss.set(xlabel="epoch", ylabel="cross-entropy", yscale="log", title="loss")
-    loss.grid(alpha=0.3)
     loss.legend(fontsize=8)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
@@ -57,6 +84,7 @@ def fast_slow_curves(curves, speeds, path, *, threshold, picks=(), title=""):
     train_ax.axhline(threshold, color="grey", ls=":", lw=0.8)
     for ax, what in ((train_ax, "training accuracy (evaluated)"), (test_ax, "test accuracy")):
         ax.set(xlabel="epoch", ylabel=what, ylim=(0, 1.02), title=what)
+        _epoch_axis(ax)
         ax.grid(alpha=0.3)
     test_ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=9)
