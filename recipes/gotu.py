@@ -40,10 +40,11 @@ decays the weights apart (set to 0 here); their ``maj3`` draws 2^15 points with 
 from the domain and tests on 2^15 random points (here: the same draws, and the exact measures
 on the whole cube).
 
-Writes into ``--out`` (default ``runs/gotu/<task>``): gotu.json (per run and per variant: the
-leak, the unseen errors, the coefficients learned against the truth and the MDI, the steps),
-gotu.csv (one row per variant), gotu.png (the coefficients of the relevant monomials: truth,
-MDI, learned; and the leak, or the steps, per variant), config_gotu.json, the sweep's
+Writes into ``--out`` (default ``runs/gotu/{task}``, ``{task}`` the task's name):
+gotu.json (per run and per variant: the leak, the unseen errors, the coefficients learned
+against the truth and the MDI, the steps), gotu.csv (one row per variant), gotu.png (the
+coefficients of the relevant monomials: truth, MDI, learned; and the leak, or the steps, per
+variant), config_gotu.json (the first run, the variants, the seeds), the sweep's
 results.jsonl and the run folders. Resumable: run it again after a kill.
 """
 
@@ -175,7 +176,10 @@ class Own:
     track_every: int = dataclasses.field(
         default=1, metadata={"help": "epochs between two exact evaluations on the cube"}
     )
-    out: str = dataclasses.field(default="runs/gotu/{task}", metadata={"help": "output folder"})
+    out: str = dataclasses.field(
+        default="runs/gotu/{task}",
+        metadata={"help": "output folder ({task}: the task's name; the other fields too)"},
+    )
 
     def validate(self, run):
         if self.task not in TASKS:
@@ -190,6 +194,15 @@ class Own:
         cli.check_ints(self, ("track_every",), 1)
         if not self.transformer_width > 0:
             raise ValueError(f"transformer_width must be > 0; received {self.transformer_width}")
+        out_folder(self)  # a placeholder that is no field: refused before any work
+
+
+def out_folder(own):
+    """``--out`` with its placeholders filled in from the recipe's fields (``{task}``: the
+    task's name; a list's values joined by ``-``)."""
+    values = {k: "-".join(map(str, v)) if isinstance(v, list) else v
+              for k, v in cli.to_dict(own).items()}  # fmt: skip
+    return pathlib.Path(cli.format_out(own.out, values))
 
 
 def quick(given):
@@ -474,10 +487,13 @@ def _figure(result, own, path, title):
 
 def main(argv=None):
     parsed = RECIPE.parse_all(argv)
-    own = parsed.own
     labelled = cli.check_task(lambda: runs_of(parsed, parsed.preset, log=print))
     runs = [run for _, run in labelled]
     chosen = list(dict.fromkeys(label for label, _ in labelled))
+    # What the configs record is what trains: the grid's first run (the kind's default run,
+    # which the variants replace, trains nowhere), the variants chosen, the folder written.
+    own = dataclasses.replace(parsed.own, out=str(out_folder(parsed.own)), variants=tuple(chosen))
+    parsed = dataclasses.replace(parsed, run=runs[0], own=own)
     summary = cli.run_sweep(
         parsed, runs, name="gotu", figure=None,
         trainer=functools.partial(train_tracked, every=own.track_every), grows=True,

@@ -3,6 +3,7 @@ measures on the unseen points against the saved models, the plot, resume; bad in
 
 import csv
 import json
+import pathlib
 import shutil
 
 import numpy as np
@@ -183,3 +184,37 @@ def test_the_engine_is_chosen_for_the_grids_model_not_the_kinds_default(
     with pytest.raises(Chosen):
         recipe.main(["--num-bits", "8", "--variants", "transformer", "--out", str(tmp_path)])
     assert seen == ["gotu_transformer"]  # the kind's default model is bits_mlp
+
+
+def test_the_configs_describe_the_runs_trained(trained):
+    # config_gotu.json's run was the kind's default run (bits_mlp on the whole cube), which
+    # the variants replace and which trains nowhere.
+    out, result = trained
+    first = json.loads((out / result["runs"][0]["run_dir"] / "record.json").read_text())
+    first = legacy.from_config(first["config"])
+    saved = json.loads((out / "config_gotu.json").read_text())
+    for config in (saved, result["config"]):
+        run = config["run"]
+        assert run == first.to_dict()
+        assert (run["model"], run["domain"], run["num_bits"]) == ("gotu_mlp", "any_of:0,1", 8)
+        assert config["recipe"]["variants"] == ["mlp", "rfrelu"]
+        assert config["recipe"]["out"] == str(out)
+    assert saved["grid"] == {"seed": [1, 2]}
+
+
+def test_the_task_placeholder_of_out_is_filled_in(recipe, tmp_path):
+    from pvr_keras.cli import ConfigError
+
+    assert recipe.out_folder(recipe.RECIPE.parse_all([]).own) == pathlib.Path("runs/gotu/2parity")
+    own = recipe.RECIPE.parse_all(["--task", "threesym", "--out", "x/{task}-w{transformer_width}"])
+    assert recipe.out_folder(own.own) == pathlib.Path("x/threesym-w0.125")
+    # the quick preset (the MLP, seed 1), shortened: into a folder named after the task
+    recipe.main(["--num-bits", "8", "--epochs", "1", "--out", str(tmp_path / "{task}")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2parity"]
+    config = json.loads((tmp_path / "2parity" / "config_gotu.json").read_text())
+    assert config["recipe"]["out"] == str(tmp_path / "2parity")
+    assert (config["run"]["model"], config["run"]["domain"]) == ("gotu_mlp", "any_of:0,1")
+    assert config["recipe"]["variants"] == ["mlp"]
+    with pytest.raises(ConfigError, match="names a placeholder that is not a field"):
+        recipe.main(["--out", str(tmp_path / "{nope}")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2parity"]
