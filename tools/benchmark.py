@@ -18,6 +18,9 @@ for a split of a benchmark config (``pvr_keras.benchmarks``; ``--split``, defaul
 ``--size``), made by a model trained in any framework on that config's canonical splits, and
 prints the report of ``benchmarks.score`` (accuracy overall, per pointer value, on held-out
 windows and the rest; Boolean: MSE and half MSE on the cube, the frozen bit's influence).
+Predictions saved with ``benchmarks.save_predictions`` have a description beside them
+(``FILE.json``: the config, version, split and size they were made for): scoring them on
+another is refused, naming both. A .npy without one is scored unchecked (and says so).
 
 Resumable (a sweep results directory: started again, it trains only what is missing). Writes
 into ``--out``: results.jsonl and runs/ (every run's record and model), and the table:
@@ -64,7 +67,9 @@ class Config:
     predictions: str | None = dataclasses.field(
         default=None,
         metadata={"help": "score a .npy of predictions made anywhere (no training): class ids "
-                  "(N,) or logits (N, 10); Boolean configs: real values (N,)"},
+                  "(N,) or logits (N, 10); Boolean configs: real values (N,); checked against "
+                  "the description beside it where there is one (preds.npy.json: "
+                  "benchmarks.save_predictions)"},
     )  # fmt: skip
     config: str | None = dataclasses.field(
         default=None, metadata={"help": "the benchmark config of --predictions (token/w3)"}
@@ -90,27 +95,55 @@ class Config:
 PRESETS = {"quick": lambda given: {}, "standard": lambda given: dict(suite="standard")}
 
 
-_LOADED = {}  # (file, config, split, size) -> the array validate read: scored, not read again
+_LOADED = {}  # (file, config, split, size, stats) -> what validate read: scored, not read again
+
+
+def _stats(path):
+    info = os.stat(path, follow_symlinks=False)
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 def load_predictions(cfg):
-    """The ``--predictions`` array, checked against ``--config``'s split: a .npy file of real
-    numbers (``files.read_npy``: no pickle, no link), its header (shape, dtype) checked
-    before its data is read. Read once: the array checked is the array scored."""
-    try:  # the same file, unchanged since validate read it
-        info = os.stat(cfg.predictions, follow_symlinks=False)
+    """``(array, description)``: the ``--predictions`` array, checked against ``--config``'s
+    split, and the description saved beside it (``benchmarks.save_predictions``; None when
+    there is none: not checked). The array is a .npy file of real numbers
+    (``files.read_npy``: no pickle, no link), its header (shape, dtype) checked before its
+    data is read; the description, when there is one, says which config, version, split and
+    size the predictions were made for, and another than asked is refused before the array
+    is read. Read once: the array checked is the array scored."""
+    from pvr_keras.benchmarks import predictions
+
+    try:  # the same files, unchanged since validate read them
+        info = _stats(cfg.predictions)
+        beside = predictions.description_path(cfg.predictions)
+        described = _stats(beside) if os.path.lexists(beside) else None
     except (OSError, TypeError, ValueError):
         return _read_predictions(cfg)  # says what is wrong
-    key = (cfg.predictions, cfg.config, cfg.split, cfg.size, info.st_ino, info.st_mtime_ns,
-           info.st_size)  # fmt: skip
+    key = (cfg.predictions, cfg.config, cfg.split, cfg.size, info, described)
     if key not in _LOADED:
         _LOADED.clear()
         _LOADED[key] = _read_predictions(cfg)
     return _LOADED[key]
 
 
+def _rows_hint(config, split, size, rows):
+    """``; token/w1 test (small) has 2,000: pass --size small``: a split of ``config`` with
+    ``rows`` examples (the same split at another size first, then the other splits), else
+    nothing."""
+    from pvr_keras.benchmarks import SPLITS
+
+    for other in (split, *(s for s in SPLITS if s != split)):
+        for preset in config.hooks.sizes:
+            if (other, preset) != (split, size) and config.sizes(preset)[other] == rows:
+                flags = f"--split {other} " if other != split else ""
+                flags += f"--size {preset}" if preset != size else ""
+                return f"; {config.name} {other} ({preset}) has {rows:,}: pass {flags.strip()}"
+    return ""
+
+
 def _read_predictions(cfg):
     from pvr_keras import benchmarks
+    from pvr_keras.benchmarks import predictions
     from pvr_keras.errors import DamagedFile
 
     if cfg.predictions is None or cfg.config is None:
@@ -119,6 +152,10 @@ def _read_predictions(cfg):
     config = benchmarks.get(cfg.config)
     path = pathlib.Path(cfg.predictions)
     n = config.sizes(cfg.size)[cfg.split]
+    asked = predictions.made_for(cfg.config, cfg.split, cfg.size)
+    description = predictions.read_description(path)
+    if description is not None:  # made for another split: refused before the array is read
+        predictions.check_made_for(description, asked, path)
 
     def check(shape, dtype):
         if len(shape) not in (1, 2):
@@ -126,28 +163,44 @@ def _read_predictions(cfg):
                              f"one row per example: ({n},) or ({n}, classes)")  # fmt: skip
         if shape[0] != n:
             raise ValueError(f"--predictions {path} holds {shape[0]:,} rows; {config.name} "
-                             f"{cfg.split} ({cfg.size}) has {n:,} examples")  # fmt: skip
+                             f"{cfg.split} ({cfg.size}) has {n:,} examples"
+                             f"{_rows_hint(config, cfg.split, cfg.size, shape[0])}")  # fmt: skip
 
     try:
-        return files.read_npy(path, check=check)
+        array = files.read_npy(path, check=check)
     except FileNotFoundError:
         raise ValueError(f"--predictions {path}: no such file") from None
     except (DamagedFile, OSError) as error:  # not an array, a link, a FIFO, ...
         raise ValueError(f"--predictions: {error}") from None
+    if description is not None:
+        predictions.check_array(description, array, path)
+    return array, description
 
 
 def score_predictions(cfg):
-    """``--predictions``: scores the file on the config's split and prints the report."""
+    """``--predictions``: scores the file on the config's split and prints the report, and
+    whether the file's description said it was made for that split (checked) or there was
+    none (not checked)."""
     from pvr_keras import benchmarks
+    from pvr_keras.benchmarks import predictions
 
-    predictions = load_predictions(cfg)
-    report = cli.check_task(lambda: benchmarks.score(cfg.config, predictions, cfg.split,
+    array, description = load_predictions(cfg)
+    report = cli.check_task(lambda: benchmarks.score(cfg.config, array, cfg.split,
                                                      size=cfg.size))  # fmt: skip
     print(json.dumps(report, indent=1))
     headline = report.get("accuracy", report.get("half_mse"))
     metric = "accuracy" if "accuracy" in report else "half MSE"
     print(f"\n{report['config']} {report['version']} {cfg.split} ({cfg.size}, "
           f"{report['examples']:,} examples): {metric} {headline:.4f}")  # fmt: skip
+    beside = predictions.description_path(cfg.predictions).name
+    if description is not None:
+        print(f"checked: {beside} says the predictions were made for "
+              f"{predictions.describe(description)}")  # fmt: skip
+    else:
+        print(
+            f"not checked: no {beside} beside the predictions says which config, version, "
+            f"split and size they were made for (benchmarks.save_predictions writes it)"
+        )
     return report
 
 

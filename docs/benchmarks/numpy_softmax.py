@@ -7,7 +7,9 @@ Softmax regression in plain NumPy on the pointer-value features of a token seque
 of (pointer, position, value at that position), 1,000 features, plus the 100 one-hot tokens.
 The value at the pointer is linear in them, so window 1 is learnable; a sum of two values
 mod 10 is not. It trains on a config's small training split (``benchmarks.source``), predicts
-its small test split, saves the class ids as ``OUT/<config>.npy`` and the scores as
+its small test split, saves the class ids as ``OUT/<config>.npy`` with
+``benchmarks.save_predictions`` (beside it ``OUT/<config>.npy.json`` says which config,
+version, split and size they are for: tools/benchmark.py checks it) and the scores as
 ``OUT/numpy_softmax.json`` (the benchmark table's layout, for the leaderboard).
 """
 
@@ -64,7 +66,8 @@ def main(out):
         w, b = train(features(train_rows["tokens"]), train_rows["label"])
         test = benchmarks.source(name, "test", size="small")[:]
         predictions = (features(test["tokens"]) @ w + b).argmax(axis=1)
-        np.save(out / f"{name.replace('/', '_')}.npy", predictions)
+        benchmarks.save_predictions(out / f"{name.replace('/', '_')}.npy", predictions, name,
+                                    "test", size="small")  # fmt: skip
         report = benchmarks.score(name, predictions, size="small")
         fit = (features(train_rows["tokens"]) @ w + b).argmax(axis=1) == train_rows["label"]
         entries[entry] = {

@@ -6,6 +6,7 @@ access sources, text prompts for language models, a scorer and a manifest of spl
     benchmarks.names()                              # token/w1 ... boolean/f3-frozen10
     test = benchmarks.source("token/w3", "test")    # len(test), test[i], test[10:20]
     report = benchmarks.score("token/w3", predictions)   # accuracy, per slice, split hash
+    benchmarks.save_predictions("p.npy", predictions, "token/w3")  # + what they are for
     prompts = benchmarks.text_source("token/w3", "test") # {question, answer, metadata}
 
 Token and Boolean configs import neither TensorFlow nor JAX here. ``import pvr_keras.tfds``
@@ -30,6 +31,7 @@ from pvr_keras.benchmarks.catalog import (
     register_config,
 )
 from pvr_keras.benchmarks.hashes import canonical_bytes, manifest, split_hash
+from pvr_keras.benchmarks.predictions import save_predictions
 from pvr_keras.benchmarks.scoring import score
 from pvr_keras.benchmarks.sources import Source, cube, source, task_of
 from pvr_keras.benchmarks.text import score_answer, text_source
@@ -48,6 +50,7 @@ __all__ = [
     "manifest",
     "names",
     "register_config",
+    "save_predictions",
     "score",
     "score_answer",
     "source",

@@ -21,7 +21,11 @@ def test_a_numpy_model_scored_through_the_predictions_path(tmp_path, monkeypatch
     report = recipe.main(["--predictions", str(tmp_path / "token_w1.npy"), "--config",
                           "token/w1", "--size", "small"])  # fmt: skip
     assert report["accuracy"] == 1.0 and report["examples"] == 2000
-    assert "token/w1 1.0.0 test (small, 2,000 examples): accuracy 1.0000" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "token/w1 1.0.0 test (small, 2,000 examples): accuracy 1.0000" in shown
+    # saved with what it was made for, and checked against it
+    assert "checked: token_w1.npy.json says the predictions were made for token/w1 1.0.0 " \
+           "test (small)" in shown  # fmt: skip
     saved = json.loads((tmp_path / "numpy_softmax.json").read_text())
     assert saved["entries"]["w1"]["sha256"] == report["sha256"]
 
@@ -31,10 +35,23 @@ def test_predictions_of_the_wrong_split_size_are_refused(tmp_path):
 
     recipe = scripts.load("tools/benchmark.py")
     np.save(tmp_path / "p.npy", np.zeros(2000, np.int64))
-    with pytest.raises(
-        ConfigError, match="holds 2,000 rows; token/w1 test \\(standard\\) has 10,000"
-    ):
+    with pytest.raises(ConfigError) as raised:
         recipe.main(["--predictions", str(tmp_path / "p.npy"), "--config", "token/w1"])
+    assert str(raised.value).endswith(  # which size has that many rows
+        "holds 2,000 rows; token/w1 test (standard) has 10,000 examples; token/w1 test (small) "
+        "has 2,000: pass --size small"
+    )
+    np.save(tmp_path / "p.npy", np.zeros(300_000, np.int8))  # no test split has that many
+    with pytest.raises(ConfigError) as raised:
+        recipe.main(["--predictions", str(tmp_path / "p.npy"), "--config", "token/w1"])
+    assert str(raised.value).endswith(
+        "holds 300,000 rows; token/w1 test (standard) has 10,000 examples; token/w1 train "
+        "(standard) has 300,000: pass --split train"
+    )
+    np.save(tmp_path / "p.npy", np.zeros(7, np.int8))
+    with pytest.raises(ConfigError) as raised:
+        recipe.main(["--predictions", str(tmp_path / "p.npy"), "--config", "token/w1"])
+    assert str(raised.value).endswith("holds 7 rows; token/w1 test (standard) has 10,000 examples")
     (tmp_path / "pickle.npy").write_bytes(b"not an array")
     with pytest.raises(ConfigError, match="not a NumPy .npy array"):
         recipe.main(["--predictions", str(tmp_path / "pickle.npy"), "--config", "token/w1"])
