@@ -382,6 +382,18 @@ def parse(config_cls, presets, argv=None, description=None):
     return cfg
 
 
+def _pending(out, runs):
+    """The runs of ``runs`` not yet recorded in the results folder ``out`` (all of them where
+    it holds no results yet, or results this version cannot read: ``run_sweep`` says so)."""
+    from pvr_keras import sweeps
+
+    try:
+        recorded = sweeps.ResultsDir(out).recorded_ids()
+    except (FileNotFoundError, NotADirectoryError, sweeps.IncompatibleResultsError):
+        return list(runs)
+    return [one for one in runs if one.run_id not in recorded]
+
+
 def run_sweep(
     parsed, runs, *, name, figure, describe=None, trainer=None, grows=True, started=False
 ):
@@ -403,10 +415,13 @@ def run_sweep(
     check_task(lambda: sweeps_manifest_compatible(own.out))
     run = parsed.run
     if not started:
-        # the engine is measured for the grid's first run: the base run's model (the kind's
-        # default) may be in no run of the grid (a study's variants name their models)
+        # the engine is measured for the grid's first run still to train: the base run's
+        # model (the kind's default) may be in no run of the grid (a study's variants name
+        # their models), and a grid whose runs are all recorded trains nothing to measure for
+        pending = _pending(own.out, runs)
+        measured = pending[0] if pending else (None if runs else run)
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
-                        run=runs[0] if runs else run, population=run.system.population)  # fmt: skip
+                        run=measured, population=run.system.population)  # fmt: skip
         engine = {"backend": backend, "population": population_size(run.system.population)}
         run = run.replace(**engine)
         parsed = dataclasses.replace(parsed, run=run)

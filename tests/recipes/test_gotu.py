@@ -186,6 +186,38 @@ def test_the_engine_is_chosen_for_the_grids_model_not_the_kinds_default(
     assert seen == ["gotu_transformer"]  # the kind's default model is bits_mlp
 
 
+def test_the_engine_is_measured_for_a_run_still_to_train(recipe, trained, tmp_path, monkeypatch):
+    """A grid started again measures the engine for its first run not yet recorded, and a
+    grid whose runs are all recorded measures nothing (it trains nothing)."""
+    import shutil
+
+    from pvr_keras import sweeps
+    from pvr_keras.cli import runner
+
+    out, result = trained
+    seen = []
+
+    class Chosen(Exception):
+        pass
+
+    def start(*args, run=None, **kwargs):
+        seen.append(run)
+        raise Chosen
+
+    monkeypatch.setattr(runner, "start", start)
+    with pytest.raises(Chosen):
+        recipe.main([*TINY, "--out", str(out)])
+    assert seen == [None]  # every run recorded: no model to measure
+    partial = tmp_path / "partial"
+    shutil.copytree(out, partial)
+    lines = (partial / "results.jsonl").read_text().splitlines()
+    (partial / "results.jsonl").write_text("\n".join(lines[:2]) + "\n")  # the MLP's 2 seeds
+    assert len(sweeps.ResultsDir(partial).recorded_ids()) == 2
+    with pytest.raises(Chosen):
+        recipe.main([*TINY, "--out", str(partial)])
+    assert seen[1].model == "random_features"  # the first run still to train
+
+
 def test_the_configs_describe_the_runs_trained(trained):
     # config_gotu.json's run was the kind's default run (bits_mlp on the whole cube), which
     # the variants replace and which trains nowhere.
