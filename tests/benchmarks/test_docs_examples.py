@@ -112,6 +112,18 @@ def test_the_llm_scoring_script(tmp_path):
     assert report["strict"] == 0.0
 
 
+def test_the_llm_scoring_script_and_text_source_read_the_same_size_by_default():
+    import inspect
+
+    example = scripts.load("docs/benchmarks/score_llm.py")
+    default = inspect.signature(benchmarks.text_source).parameters["size"].default
+    assert default == "small"
+    assert inspect.signature(benchmarks.text.TextSource).parameters["size"].default == default
+    assert len(benchmarks.text_source("token/w3", "test")) == 2_000
+    report = example.main(["token/w1", "--limit", "3"])
+    assert report["size"] == default and report["flexible"] == 1.0
+
+
 def test_the_leaderboard_rows_and_columns(tmp_path):
     claims = scripts.load("tools/results_claims.py")
     folder = tmp_path / "benchmark" / "quick"

@@ -47,16 +47,17 @@ def features(task):
 def text_rule(task):
     n, w = task.num_positions, task.window
     what = _AGGREGATION[task.aggregation].format(num_values=task.num_values)
-    span = "the digit" if w == 1 else f"{w} consecutive digits"
+    # One digit is "at" a position; a window of several starts there.
+    span = "the digit at" if w == 1 else f"{w} consecutive digits starting at"
     where = (
         f"The first digit is a pointer p (0-{n - 1}); the other {n} digits are the "
-        f"values, at positions 0-{n - 1}. Look at {span} starting at value position p"
+        f"values, at positions 0-{n - 1}. Look at {span} value position p"
         + (f" (wrapping around after position {n - 1})" if w > 1 else "")
         + ". "
     )
     if not task.pointer:
-        where = (f"Ignore the first digit. Look at {span} starting at value position 0 of "
-                 f"the {n} values that follow it. ")  # fmt: skip
+        where = (f"Ignore the first digit. Look at {span} value position 0 of the {n} values "
+                 "that follow it. ")  # fmt: skip
     answer = "that digit" if w == 1 else what
     return (f"Pointer value retrieval. Each sequence has {task.seq_len} digits. {where}"
             f"The answer is {answer}. Reply with the answer digit only.")  # fmt: skip
