@@ -37,7 +37,9 @@ def features(task):
 
     return tfds.features.FeaturesDict({
         "tokens": tfds.features.Tensor(shape=(task.seq_len,), dtype=np.int32),
-        "label": tfds.features.ClassLabel(num_classes=task.num_values),
+        # int32 as in the source (a ClassLabel is int64); its range kept as min / max
+        "label": tfds.features.Tensor(shape=(), dtype=np.int32, minimum=0,
+                                      maximum=task.num_values - 1),
         "pointer": np.int32,
         "window_positions": tfds.features.Tensor(shape=(task.window,), dtype=np.int32),
         "held_out": np.bool_,
