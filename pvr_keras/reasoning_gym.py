@@ -34,7 +34,8 @@ and the prompt states that task's rule (its kind's ``text_rule``).
 An entry is ``text_source``'s with reasoning-gym's metadata added: ``source_dataset``,
 ``source_index`` and ``difficulty`` (each axis's value, a span as ``(min, max)``), beside ours
 (``config``, ``version``, ``split``, ``index``, ``seed`` and the row's keys). Replies score
-with ``benchmarks.score_answer``: 1.0 when the reply's last number is the answer, else 0.0.
+with ``benchmarks.score_answer``: 1.0 when the reply gives the answer (the number after its
+last "answer", else its last number), else 0.0.
 """
 
 import dataclasses
@@ -174,8 +175,8 @@ class PvrDataset(ProceduralDataset):
         return entry
 
     def score_answer(self, answer, entry):
-        """1.0 when the reply's last number is the entry's answer, else 0.0
-        (``benchmarks.score_answer``)."""
+        """1.0 when the reply gives the entry's answer (the number after its last "answer",
+        else its last number), else 0.0 (``benchmarks.score_answer``)."""
         return text.score_answer(answer, entry)
 
 

@@ -7,8 +7,11 @@ rule written by hand) on a benchmark config's text form.
 ``--model FILE.py:FUNCTION`` imports your file (it is your code: only what you name runs) and
 calls ``FUNCTION(prompt) -> str`` once per example; each reply is read both ways
 ``benchmarks.score_answer`` knows: ``strict`` (the whole reply is one number) and ``flexible``
-(the last number in it), each reported with its standard error. Without ``--model`` an oracle that
-reads the rule's answer from the sequence shows the mechanics (score 1.0).
+(the number after its last "answer", else its last number), each reported with its standard
+error. Without ``--model`` an oracle that reads the rule's answer from the sequence shows the
+mechanics (score 1.0). The split is read at the small size by default, as
+``benchmarks.text_source`` reads it (a token config's test split: 2,000 prompts); ``--size
+standard`` for all 10,000.
 """
 
 import argparse

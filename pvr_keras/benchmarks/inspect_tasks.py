@@ -4,7 +4,8 @@ named ``pvr_`` + its TFDS name (``token/w3`` -> ``pvr_token_w3``, ``boolean/f3-f
 split's prompts (``text.text_source``: input the question, target the answer, metadata the
 entry's: config, version, split, size, index, ...), its solver plain ``generate()``, and its
 scorers the two readings of a reply (``strict``: the whole reply is one number; ``flexible``: the
-last number; ``text.extract_answer``), each with accuracy and its standard error.
+number after its last "answer", else its last number; ``text.extract_answer``), each with
+accuracy and its standard error.
 
     inspect eval pvr_keras/benchmarks/inspect_tasks.py@pvr_token_w3 --model openai/gpt-4o-mini
     inspect eval pvr_keras/benchmarks/inspect_tasks.py@pvr -T config=boolean/f3 -T limit=200 ...
@@ -78,7 +79,8 @@ def strict():
 
 @scorer(metrics=[accuracy(), stderr()])
 def flexible():
-    """The last number in the reply is the answer: ``"3 + 4 = 7"`` gives 7."""
+    """The number after the reply's last "answer" (``"Answer: 7 (p = 3)"`` gives 7), else its
+    last number (``"3 + 4 = 7"`` gives 7): ``text.extract_answer``."""
     return _read("flexible")
 
 

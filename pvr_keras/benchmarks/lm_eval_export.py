@@ -5,7 +5,8 @@
 
 Per config two tasks on its prompts (``benchmarks.text_source``): ``pvr_<tfds_name>``
 (``generate_until`` on ``{{question}}``; the reply read by two filters, ``strict-match``: the
-whole reply is one number, and ``flexible-extract``: the last number, each scored with
+whole reply is one number, and ``flexible-extract``: the number after its last "answer",
+else its last number, each scored with
 ``exact_match`` against the answer), and ``pvr_<tfds_name>_mc`` (``multiple_choice``: the
 log-likelihood of each answer of ``text.answers(name)`` after the prompt, for base models;
 ``acc``). The groups ``pvr`` and ``pvr_mc`` hold the exported tasks of each kind, with the
@@ -180,10 +181,11 @@ Run them (DIR is this folder, wherever it now is; MODEL a Hugging Face model):
 `pvr_<config>` generates a reply to the prompt (`{{{{question}}}}`: the rule, the sequence,
 `Answer:`), read two ways, each scored with `exact_match` against the answer:
 `strict-match` (the whole reply is one number; full-width digits count) and
-`flexible-extract` (the last number in the reply). `pvr_<config>_mc` compares the
-log-likelihood of each possible answer after the prompt (`acc`), for base models. The groups
-`pvr` and `pvr_mc` report the mean over their tasks, each config counted once, with
-lm-eval's standard error. The test split is evaluated; the validation split gives the
+`flexible-extract` (the number after the reply's last "answer": `Answer: 7`, `the answer is
+7`; else the last number in the reply; `replies.py` says the rules). `pvr_<config>_mc`
+compares the log-likelihood of each possible answer after the prompt (`acc`), for base
+models. The groups `pvr` and `pvr_mc` report the mean over their tasks, each config counted
+once, with lm-eval's standard error. The test split is evaluated; the validation split gives the
 few-shot examples (`--num_fewshot N`).
 
 | tasks | config | test examples | test SHA-256 (pvr_keras.benchmarks.split_hash) |

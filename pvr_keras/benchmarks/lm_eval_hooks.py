@@ -59,6 +59,7 @@ def strict_match(resps, docs):
 
 
 def flexible_extract(resps, docs):
-    """lm-eval's ``custom`` filter ``flexible-extract``: the last number of each reply, in
-    plain digits (``"3 + 4 = 7"`` -> ``"7"``), or ``"[invalid]"``."""
+    """lm-eval's ``custom`` filter ``flexible-extract``: the number after each reply's last
+    "answer" (``"Answer: 7 (p = 3)"`` -> ``"7"``), else its last number (``"3 + 4 = 7"`` ->
+    ``"7"``), in plain digits, or ``"[invalid]"`` (``replies.extract_answer``)."""
     return [_read(replies, "flexible") for replies in resps]

@@ -4,9 +4,11 @@ index array) as a pure function of (config, split, i), for any framework's loade
 A config's kind makes its rows (``BenchmarkHooks.rows``). Token and Boolean sources compute
 them in NumPy (``pvr_keras.data.numpy_examples``) and import neither TensorFlow nor JAX, so a
 PyTorch ``DataLoader`` with several workers can hold one: each worker computes the rows of the
-indices its sampler hands it, and nothing is duplicated or shared. Block and sequence sources
-compose MNIST / CIFAR-10 images through the tf.data composer (TensorFlow, and the TFDS data
-dir of ``pvr_keras.data.load_images``).
+indices its sampler hands it, and nothing is duplicated or shared. Hand it a batch of indices
+at a time (``source[index_array]``, a ``BatchSampler`` as the loader's sampler: see
+docs/benchmarks/README.md); one index per call is a few hundred times slower. Block and
+sequence sources compose MNIST / CIFAR-10 images through the tf.data composer (TensorFlow,
+and the TFDS data dir of ``pvr_keras.data.load_images``).
 
     >>> from pvr_keras import benchmarks
     >>> test = benchmarks.source("token/w3", "test", size="small")

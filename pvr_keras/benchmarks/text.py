@@ -47,9 +47,10 @@ def check_text(config):
 
 class TextSource:
     """A split of a config whose kind has a text form (token, Boolean, chain) as ``{question,
-    answer, metadata}`` entries (``name``: a config name or a ``Config``, as ``Source``)."""
+    answer, metadata}`` entries (``name``: a config name or a ``Config``, as ``Source``), at
+    the ``small`` size unless ``size="standard"`` (see ``text_source``)."""
 
-    def __init__(self, name, split, *, size="standard"):
+    def __init__(self, name, split, *, size="small"):
         self.source = Source(name, split, size=size)
         hooks = check_text(self.source.config)
         self.rule = rule(self.source.config, self.source.task)
@@ -98,9 +99,11 @@ class TextSource:
         return {"question": question, "answer": answer, "metadata": metadata}
 
 
-def text_source(name, split, *, size="standard"):
-    """The text form of a split of a config whose kind has one: token, Boolean
-    (``TextSource``)."""
+def text_source(name, split, *, size="small"):
+    """The text form of a split of a config whose kind has one: token, Boolean, chain
+    (``TextSource``). The ``small`` size by default (a token config's test split: 2,000
+    prompts, each a model call), as ``docs/benchmarks/score_llm.py`` and the Inspect tasks;
+    ``size="standard"`` for the whole split (10,000), of which small is the prefix."""
     return TextSource(name, split, size=size)
 
 
@@ -124,7 +127,8 @@ def answers(name):
 
 def score_answer(answer, entry, extraction="flexible"):
     """1.0 when the reply ``answer`` gives the entry's answer (``extract_answer``: by default
-    the last number in it; ``extraction="strict"``: the whole reply is that number), else 0.0
+    the number after its last "answer", else its last number; ``extraction="strict"``: the
+    whole reply is that number), else 0.0
     (a missing, empty or non-text reply scores 0, and so does a number that is not the
     answer). reasoning-gym's ``score_answer(answer, entry)`` signature."""
     given = extract_answer(answer, extraction)

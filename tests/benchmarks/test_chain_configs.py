@@ -208,7 +208,8 @@ def test_the_tfds_builder_knows_the_chain_configs(tmp_path):
     assert "chain/l40-h1-4-test5-8 (small: 20,000 train" in builder.builder_config.description
     features = info.features
     assert features["tokens"].shape == (40,) and features["chain"].shape == (8,)
-    assert features["label"].num_classes == 40
+    label = features["label"].get_tensor_info()  # int32, as the source's, in 0-39
+    assert (label.dtype, label.minimum, label.maximum) == (np.int32, 0, 39)
     row = benchmarks.source("chain/l40-h1-4-test5-8", "test", size="small")[0]
     encoded = features.encode_example(row)
     np.testing.assert_array_equal(encoded["chain"], row["chain"])

@@ -129,6 +129,18 @@ def test_the_llm_scoring_script(tmp_path):
     assert report["strict"] == 0.0
 
 
+def test_the_llm_scoring_script_and_text_source_read_the_same_size_by_default():
+    import inspect
+
+    example = scripts.load("docs/benchmarks/score_llm.py")
+    default = inspect.signature(benchmarks.text_source).parameters["size"].default
+    assert default == "small"
+    assert inspect.signature(benchmarks.text.TextSource).parameters["size"].default == default
+    assert len(benchmarks.text_source("token/w3", "test")) == 2_000
+    report = example.main(["token/w1", "--limit", "3"])
+    assert report["size"] == default and report["flexible"] == 1.0
+
+
 def test_the_leaderboard_rows_and_columns(tmp_path):
     claims = scripts.load("tools/generate/results_claims.py")
     folder = tmp_path / "benchmark" / "quick"
@@ -162,3 +174,44 @@ def test_the_leaderboard_rows_and_columns(tmp_path):
     assert rows[3].startswith("| zeta | 0.500 | 0.100 (not fit) | - |") and rows[3].endswith(
         "| 4.0 |"
     )
+
+
+def readme_block(first_line):
+    """The indented code block of docs/benchmarks/README.md that begins with ``first_line``,
+    dedented."""
+    lines = (scripts.REPO / "docs" / "benchmarks" / "README.md").read_text().splitlines()
+    start = lines.index("    " + first_line)
+    block = []
+    for line in lines[start:]:
+        if line and not line.startswith("    "):
+            break
+        block.append(line[4:])
+    return "\n".join(block)
+
+
+def test_the_pytorch_loader_example_loads_whole_batches():
+    torch = pytest.importorskip("torch")
+    code = readme_block("import numpy as np")
+    assert "torch.utils.data.BatchSampler" in code and "batch_size=None" in code
+    namespace = {}
+    exec(code.replace("num_workers=4", "num_workers=0"), namespace)  # no worker processes here
+    loader, source = namespace["loader"], namespace["train"].source
+    asked = []  # the indices of each call of the dataset's source
+
+    class Recording:
+        def __getitem__(self, index):
+            asked.append(list(index))
+            return source[index]
+
+        def __len__(self):
+            return len(source)
+
+    namespace["train"].source = Recording()
+    task = benchmarks.task_of("token/w3")
+    epoch = list(loader)
+    assert len(epoch) == len(asked) == -(-300_000 // 1024)  # one call per batch
+    assert sorted(i for batch in asked for i in batch) == list(range(300_000))  # each index once
+    for (tokens, labels), index in zip(epoch[:3], asked, strict=False):
+        assert tokens.shape == (1024, 11) and tokens.dtype == labels.dtype == torch.int64
+        np.testing.assert_array_equal(tokens.numpy(), source[index]["tokens"])
+        np.testing.assert_array_equal(labels.numpy(), task.label(tokens.numpy()))

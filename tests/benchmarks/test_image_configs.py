@@ -40,4 +40,5 @@ def test_tfds_builds_a_block_config_from_the_mnist_data_dir(tfds_dir, tmp_path):
                              data_dir=tfds_dir)[:20]  # fmt: skip
     np.testing.assert_array_equal(np.stack([r["image"] for r in rows]), mine["image"])
     np.testing.assert_array_equal([r["label"] for r in rows], mine["label"])
+    assert np.stack([r["label"] for r in rows]).dtype == mine["label"].dtype == np.int32
     assert all(r["held_out"] for r in rows)

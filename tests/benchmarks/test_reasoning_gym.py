@@ -41,7 +41,7 @@ def _sequence(question):
 def _token_task(question):
     """The ``TokenTask`` a token prompt states (window, aggregation, pointer), read from its
     words alone; a window of one digit reads as ``min`` (every aggregation is that digit)."""
-    one = "Look at the digit starting" in question
+    one = "Look at the digit at" in question
     window = 1 if one else int(re.search(r"Look at (\d+) consecutive digits", question)[1])
     words = {"the sum of those digits modulo 10": "mod_sum", "the median": "median",
              "occurs most often": "maj_vote", "the smallest of those": "min",
@@ -61,10 +61,15 @@ def _chain_task(question):
 
 
 def _boolean_task(question):
+    """The ``BooleanTask`` a Boolean prompt states; a window of one bit reads as parity (every
+    aggregation of one bit is the bit)."""
+    pointer_bits = int(re.search(r"The first (\d+) are pointer bits", question)[1])
+    if "Take the value bit at position p; the answer is that bit." in question:
+        return BooleanTask(pointer_bits=pointer_bits, window=1, aggregation="parity")
     words = {"the product of those bits": "parity", "the sign of their sum": "majority"}
     [aggregation] = [a for w, a in words.items() if w in question]
     return BooleanTask(
-        pointer_bits=int(re.search(r"The first (\d+) are pointer bits", question)[1]),
+        pointer_bits=pointer_bits,
         window=int(re.search(r"Take (\d+) value bits", question)[1]), aggregation=aggregation,
         window_mode="cyclic" if "wrapping around" in question else "truncated",
     )  # fmt: skip

@@ -110,6 +110,30 @@ def test_every_prompt_states_a_sequence_whose_label_is_its_answer(name):
         assert benchmarks.score_answer(f"I think it is {entry['answer']}.", entry) == 1.0
 
 
+def test_a_window_of_one_reads_as_one_digit_or_bit():
+    """A window of one is "the digit at" a position (not "starting at" it); wider windows
+    keep their words (token w2+, Boolean w2+)."""
+    from pvr_keras.benchmarks import text
+    from pvr_keras.kinds.boolean.benchmark import text_rule as boolean_rule
+    from pvr_keras.kinds.token.benchmark import text_rule as token_rule
+    from pvr_keras.tasks import BooleanTask, TokenTask
+
+    w1 = text.rule(benchmarks.get("token/w1"), benchmarks.task_of("token/w1"))
+    assert "Look at the digit at value position p. The answer is that digit." in w1
+    nopointer = token_rule(TokenTask(window=1, pointer=False))
+    assert "Look at the digit at value position 0 of the 10 values that follow it." in nopointer
+    bit = boolean_rule(BooleanTask(window=1))
+    assert "Take the value bit at position p; the answer is that bit. Reply" in bit
+    for rule in (w1, nopointer, bit):
+        assert "starting" not in rule and " 1 value bits" not in rule, rule
+    w3 = text.rule(benchmarks.get("token/w3"), benchmarks.task_of("token/w3"))
+    assert ("Look at 3 consecutive digits starting at value position p (wrapping around after "
+            "position 9). The answer is the sum of those digits modulo 10.") in w3  # fmt: skip
+    assert ("Take 3 value bits starting at position p (stopping at the last value bit); the "
+            "answer is the sign of their sum (0 when the sum is 0). Reply") in text.rule(
+        benchmarks.get("boolean/f3"), benchmarks.task_of("boolean/f3"))  # fmt: skip
+
+
 def test_score_answer():
     entry = {"answer": "-1"}
     assert benchmarks.score_answer("-1", entry) == 1.0

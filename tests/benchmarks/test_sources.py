@@ -68,6 +68,22 @@ def test_index_arrays_of_any_integer_dtype():
             test[bad]
 
 
+@pytest.mark.parametrize("name", ["token/w3-holdout1", "boolean/f3-frozen2", "chain/l40-h1-4"])
+def test_an_index_array_is_the_items_stacked(name):
+    # What a batched loader relies on (docs/benchmarks/README.md: a BatchSampler hands the
+    # source a list of indices): source[indices] is source[i] for each i, stacked, in the
+    # indices' order (unsorted, repeated, negative), every key with the item's dtype.
+    src = benchmarks.source(name, "train", size="small")
+    index = [17, 3, len(src) - 1, 3, 0, -1, len(src) // 2]
+    batch, items = src[index], [src[i] for i in index]
+    assert sorted(batch) == sorted(items[0])
+    for key, value in src[np.array(index)].items():
+        np.testing.assert_array_equal(value, batch[key], key)
+    for key, value in batch.items():
+        assert value.shape[0] == len(index) and value.dtype == np.asarray(items[0][key]).dtype
+        np.testing.assert_array_equal(value, np.stack([item[key] for item in items]), key)
+
+
 def _reference(config, split, n):
     """The first n rows of a split from the tf.data streams (the Boolean test split: the
     cube from analysis.boolean)."""

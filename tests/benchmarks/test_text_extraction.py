@@ -1,5 +1,6 @@
 """Reading a language model's reply: strict (the whole reply is one number) and flexible (the
-last number), each with a defined score for the replies models actually give."""
+number after the reply's last "answer", else its last number), each with a defined score for
+the replies models actually give."""
 
 import signal
 
@@ -29,6 +30,26 @@ REPLIES = {
     "   ": (0.0, 0.0),
     "1" * 40: (0.0, 0.0),  # more than MAX_DIGITS digits is no answer
     "0" * 5000 + "7": (1.0, 1.0),
+    # A reply that answers first, then explains: flexible reads the number its "answer" names,
+    "Answer: 7 (pointer 3, window 3-5: 2 + 4 + 1)": (0.0, 1.0),
+    "The answer is 7. The pointer is 3, so positions 3, 4 and 5.": (0.0, 1.0),
+    "**Answer:** 7\n\nWhy: p = 3; 2 + 4 + 1 = 7 mod 10 = 7": (0.0, 1.0),
+    "answer = 7; window sum 17": (0.0, 1.0),
+    "ANSWER IS: 7, from positions 3-5": (0.0, 1.0),
+    "The answer is 4. No, the answer is 7.": (0.0, 1.0),  # its last "answer"
+    "The answer is 7, or maybe 8": (0.0, 1.0),
+    # and without one the last number ("7." then "3-5": 3 and 5, the hyphen is no minus).
+    "7. (pointer 3, window 3-5)": (0.0, 0.0),
+    "The answer is the sum mod 10: 7": (0.0, 1.0),  # "answer" names no number: the last one
+    "answers: 3 then 7": (0.0, 1.0),  # "answers" is not "answer"
+    # A number is read whole: a decimal of a whole number is that number, any other none.
+    "7.0": (1.0, 1.0),
+    " 007.000\n": (1.0, 1.0),
+    "7.5": (0.0, 0.0),
+    "7.00 is the digit": (0.0, 1.0),
+    "The answer is 7.0.": (0.0, 1.0),
+    "6.5 rounds to 7": (0.0, 1.0),
+    "3-7": (0.0, 1.0),  # a range: 3 and 7, not -7
 }
 
 
@@ -46,6 +67,11 @@ def test_negative_answers_with_any_minus_sign():
         assert benchmarks.score_answer(reply, minus_one) == 1.0, reply
     assert benchmarks.score_answer("1", minus_one) == 0.0
     assert benchmarks.score_answer("\u22121", minus_one, "strict") == 1.0
+    for reply in ("\u22121.0", "Answer: \u22121 (bits 3-5 sum to -1)", "The answer is \u22121."):
+        assert benchmarks.score_answer(reply, minus_one) == 1.0, reply
+    assert benchmarks.score_answer("\u22121.0", minus_one, "strict") == 1.0
+    assert benchmarks.score_answer("p = 4-1", minus_one) == 0.0  # 4 and 1, not 4 and -1
+    assert benchmarks.score_answer("p = 4 -1", minus_one) == 1.0  # a sign after a space
 
 
 def test_a_reply_that_is_not_text_scores_zero():
@@ -72,6 +98,11 @@ N = 1_000_000
         ("1 " * (N // 2) + "7", 0.0, 1.0),
         ("7" + " " * N + "x", 0.0, 1.0),
         ("７" * N, 0.0, 0.0),
+        ("7." + "0" * N + "x", 0.0, 1.0),
+        ("Answer:" + " " * N + "x 7", 0.0, 1.0),
+        ("answer is" + " " * N + "7", 0.0, 1.0),
+        ("Answer: " * (N // 8) + "7", 0.0, 1.0),
+        ("3-" * (N // 2) + "7", 0.0, 1.0),
     ],
 )
 def test_a_million_character_reply_is_read_in_linear_time(reply, strict, flexible):
@@ -118,3 +149,26 @@ def test_the_answer_set_holds_every_label_of_the_split(name, first, last, count)
 def test_a_kind_without_a_text_form_has_no_answer_set():
     with pytest.raises(ValueError, match="the block kind has no text form"):
         text.answers("block/mnist-2x2")
+
+
+def test_the_docs_table_of_readings_is_what_extract_answer_gives():
+    """docs/benchmarks/README.md's table: each reply (a cell may list several, in backticks;
+    ``\\n`` is a newline) gives the strict and flexible answers the table says."""
+    import re
+
+    from tests import scripts
+
+    lines = (scripts.REPO / "docs" / "benchmarks" / "README.md").read_text().splitlines()
+    start = lines.index("| reply | strict | flexible |") + 2
+    rows = 0
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        cell, strict, flexible = (c.strip() for c in line.strip("|").split("|"))
+        for reply in re.findall(r"`([^`]*)`", cell):
+            reply = reply.replace("\\n", "\n")
+            got = [text.extract_answer(reply, e) for e in ("strict", "flexible")]
+            want = [None if w == "none" else int(w) for w in (strict, flexible)]
+            assert got == want, reply
+            rows += 1
+    assert rows >= 10

@@ -28,7 +28,9 @@ def test_tfds_load_is_the_source(name, data_dir):
         source = benchmarks.source(name, split, size="small")[:]
         assert len(rows) == len(source["label"])
         for key, value in source.items():
-            np.testing.assert_array_equal(np.stack([r[key] for r in rows]), value, err_msg=key)
+            stacked = np.stack([r[key] for r in rows])
+            np.testing.assert_array_equal(stacked, value, err_msg=key)
+            assert stacked.dtype == value.dtype, key
 
 
 def test_data_source_random_access_and_versions(tmp_path):
@@ -59,13 +61,21 @@ def _rewrite_one_label(path, index):
             writer.write(record)
 
 
-def test_a_rewritten_label_in_prepared_files_is_found(tmp_path):
+def test_a_rewritten_label_in_prepared_files_is_found(tmp_path, monkeypatch, capsys):
     from pvr_keras.errors import DamagedFile
 
     name = "pvr/boolean_parity3_small"
     builder = tfds.builder(name, data_dir=tmp_path)
     builder.download_and_prepare()  # verified as it is built
-    sha = pvr_keras.tfds.verify(name, data_dir=tmp_path)
+    out = capsys.readouterr().out
+    said = ("Generating pvr/boolean_parity3_small 1.0.0 locally (nothing is downloaded): every "
+            "split once (1,900 train, 1,000 validation, 2,048 test examples)")  # fmt: skip
+    assert said in out
+    assert "pvr/boolean_parity3_small 1.0.0: generated, checked against the manifest" in out
+    assert "download" not in out.replace("nothing is downloaded", "")  # TFDS's own lines
+    with monkeypatch.context() as slow:  # records parsed a chunk at a time, not as_dataset's
+        slow.setattr(pvr_keras.tfds.Pvr, "as_dataset", None)  # per-example decoding
+        sha = pvr_keras.tfds.verify(name, data_dir=tmp_path)
     assert sha == {s: hashes.recorded("boolean/parity3", s, "small") for s in benchmarks.SPLITS}
     (train,) = (tmp_path / "pvr" / "boolean_parity3_small" / "1.0.0").glob("pvr-train.*")
     _rewrite_one_label(train, 5)
@@ -98,3 +108,57 @@ def test_a_build_that_is_not_the_manifest_is_removed(tmp_path, monkeypatch):
         builder.download_and_prepare()
     assert not builder.is_prepared()
     assert not (tmp_path / "pvr" / "boolean_parity3_small" / "1.0.0").exists()
+
+
+@pytest.mark.parametrize("name", ["token/w3-holdout1", "boolean/f3-frozen2", "chain/l40-h1-4"])
+def test_every_feature_has_the_sources_dtype(name):
+    # The label was TFDS's ClassLabel, int64, against the source's int32.
+    config = benchmarks.get(name)
+    features = tfds.builder(f"pvr/{config.tfds_name}_small").info.features
+    row = benchmarks.source(name, "test", size="small")[0]
+    assert sorted(features) == sorted(row)
+    for key, value in row.items():
+        assert np.dtype(features[key].np_dtype) == np.asarray(value).dtype, key
+
+
+def test_image_configs_label_int32_as_their_sources():
+    # Their sources need MNIST / CIFAR-10; their rows' label is the composer's int32.
+    for name in ("block/mnist-2x2", "sequence/mnist"):
+        builder = tfds.builder(f"pvr/{benchmarks.get(name).tfds_name}_small")
+        assert np.dtype(builder.info.features["label"].np_dtype) == np.int32
+
+
+def _prepare(name, data_dir, examples):
+    """Prepares the first ``examples`` of each split (too few for the manifest: unchecked)."""
+    config = tfds.download.DownloadConfig(max_examples_per_split=examples)
+    tfds.builder(name, data_dir=data_dir).download_and_prepare(download_config=config)
+
+
+def test_labels_load_as_int32_also_from_a_dir_prepared_with_int64_labels(tmp_path, monkeypatch):
+    """A data dir prepared when the label was a ClassLabel (int64) loads with the int32 label
+    (the files store any integer as int64: the same bytes), equal to the source's."""
+    from pvr_keras.kinds.token import benchmark
+
+    name, want = "pvr/token_w1_small", benchmarks.source("token/w1", "train", size="small")[:40]
+    monkeypatch.setattr(pvr_keras.tfds, "verify", lambda builder: None)
+    with monkeypatch.context() as before:
+        int32 = benchmark.features
+
+        def class_label(task):
+            features = dict(int32(task))
+            features["label"] = tfds.features.ClassLabel(num_classes=task.num_values)
+            return tfds.features.FeaturesDict(features)
+
+        before.setattr(benchmark, "features", class_label)
+        _prepare(name, tmp_path / "old", 40)
+        old = next(
+            tfds.load(name, split="train", data_dir=tmp_path / "old").batch(40).as_numpy_iterator()
+        )
+        assert old["label"].dtype == np.int64
+    _prepare(name, tmp_path / "new", 40)
+    for data_dir in ("old", "new"):
+        rows = tfds.load(name, split="train", data_dir=tmp_path / data_dir).batch(40)
+        rows = next(rows.as_numpy_iterator())
+        for key, value in want.items():
+            assert rows[key].dtype == value.dtype, (data_dir, key)
+            np.testing.assert_array_equal(rows[key], value, err_msg=key)

@@ -39,7 +39,8 @@ def features(task):
 
     return tfds.features.FeaturesDict({
         "image": tfds.features.Image(shape=task.image_shape),
-        "label": tfds.features.ClassLabel(num_classes=10),
+        "label": tfds.features.Tensor(shape=(), dtype=np.int32, minimum=0,
+                                      maximum=9),  # int32 as the source's
         "cell_labels": tfds.features.Tensor(shape=(task.grid * task.grid,), dtype=np.int64),
         "held_out": np.bool_,
     })  # fmt: skip

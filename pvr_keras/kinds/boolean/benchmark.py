@@ -53,12 +53,14 @@ def text_rule(task):
     p, v, w = task.pointer_bits, task.num_value_bits, task.window
     cut = ("wrapping around after the last value bit" if task.window_mode == "cyclic"
            else "stopping at the last value bit")  # fmt: skip
-    what = _AGGREGATION[task.aggregation]
+    take = (f"Take {w} value bits starting at position p ({cut}); the answer is "
+            f"{_AGGREGATION[task.aggregation]}.")  # fmt: skip
+    if w == 1:  # one bit: every aggregation of it is the bit
+        take = "Take the value bit at position p; the answer is that bit."
     return (f"Pointer value retrieval on bits. Each sequence has {p + v} values, each +1 or -1. "
             f"The first {p} are pointer bits: read +1 as 1 and -1 as 0, most significant first, "
-            f"to get a number p. The other {v} are value bits, at positions 0-{v - 1}. Take "
-            f"{w} value bits starting at position p ({cut}); the answer is "
-            f"{what}. Reply with the answer (-1, 0 or 1) only.")  # fmt: skip
+            f"to get a number p. The other {v} are value bits, at positions 0-{v - 1}. {take} "
+            "Reply with the answer (-1, 0 or 1) only.")  # fmt: skip
 
 
 def text_sequence(row):

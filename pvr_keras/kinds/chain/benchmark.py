@@ -38,7 +38,8 @@ def features(task):
 
     return tfds.features.FeaturesDict({
         "tokens": tfds.features.Tensor(shape=(task.seq_len,), dtype=np.int32),
-        "label": tfds.features.ClassLabel(num_classes=task.num_classes),
+        "label": tfds.features.Tensor(shape=(), dtype=np.int32, minimum=0,
+                                      maximum=task.num_classes - 1),  # int32 as the source's
         "hops": np.int32,
         "chain": tfds.features.Tensor(shape=(task.max_hops,), dtype=np.int32),
     })  # fmt: skip

@@ -33,5 +33,6 @@ def features(task):
     return tfds.features.FeaturesDict({
         "images": tfds.features.Tensor(shape=(task.seq_len, 28, 28, 1), dtype=np.uint8),
         "tokens": tfds.features.Tensor(shape=(task.seq_len,), dtype=np.int32),
-        "label": tfds.features.ClassLabel(num_classes=task.num_values),
+        "label": tfds.features.Tensor(shape=(), dtype=np.int32, minimum=0,
+                                      maximum=task.num_values - 1),  # int32 as the source's
     })  # fmt: skip

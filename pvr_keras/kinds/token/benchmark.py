@@ -37,7 +37,9 @@ def features(task):
 
     return tfds.features.FeaturesDict({
         "tokens": tfds.features.Tensor(shape=(task.seq_len,), dtype=np.int32),
-        "label": tfds.features.ClassLabel(num_classes=task.num_values),
+        # int32 as in the source (a ClassLabel is int64); its range kept as min / max
+        "label": tfds.features.Tensor(shape=(), dtype=np.int32, minimum=0,
+                                      maximum=task.num_values - 1),
         "pointer": np.int32,
         "window_positions": tfds.features.Tensor(shape=(task.window,), dtype=np.int32),
         "held_out": np.bool_,
@@ -47,16 +49,17 @@ def features(task):
 def text_rule(task):
     n, w = task.num_positions, task.window
     what = _AGGREGATION[task.aggregation].format(num_values=task.num_values)
-    span = "the digit" if w == 1 else f"{w} consecutive digits"
+    # One digit is "at" a position; a window of several starts there.
+    span = "the digit at" if w == 1 else f"{w} consecutive digits starting at"
     where = (
         f"The first digit is a pointer p (0-{n - 1}); the other {n} digits are the "
-        f"values, at positions 0-{n - 1}. Look at {span} starting at value position p"
+        f"values, at positions 0-{n - 1}. Look at {span} value position p"
         + (f" (wrapping around after position {n - 1})" if w > 1 else "")
         + ". "
     )
     if not task.pointer:
-        where = (f"Ignore the first digit. Look at {span} starting at value position 0 of "
-                 f"the {n} values that follow it. ")  # fmt: skip
+        where = (f"Ignore the first digit. Look at {span} value position 0 of the {n} values "
+                 "that follow it. ")  # fmt: skip
     answer = "that digit" if w == 1 else what
     return (f"Pointer value retrieval. Each sequence has {task.seq_len} digits. {where}"
             f"The answer is {answer}. Reply with the answer digit only.")  # fmt: skip
