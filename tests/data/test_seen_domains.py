@@ -302,6 +302,6 @@ def test_domains_are_flags_and_sweep_axes():
 
     train = scripts.load("recipes/train.py")
     argv = ["--kind", "gotu", "--domain", "any_of:0,1", "ball:3", "--target", "parity:all"]
-    runs = train.recipe("gotu").parse_all(argv).runs()
+    runs = train.command("gotu").parse_all(argv).runs()
     assert [r.domain for r in runs] == ["any_of:0,1", "ball:3"]
     assert len({r.run_id for r in runs}) == 2

@@ -123,7 +123,7 @@ def test_a_run_whose_folder_is_elsewhere_keeps_its_measures_from_the_last_summar
 def test_each_variant_says_its_epochs_and_why_when_a_preset_cuts_them(recipe):
     def lines(argv):
         said = []
-        parsed = recipe.RECIPE.parse_all(argv)
+        parsed = recipe.COMMAND.parse_all(argv)
         runs = recipe.runs_of(parsed, parsed.preset, log=said.append)
         return said, {label: run.epochs for label, run in runs}
 
