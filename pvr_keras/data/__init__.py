@@ -2,7 +2,7 @@
 
 A kind in a folder keeps its generators there (``pvr_keras/kinds/<name>/``: ``tf_data``,
 ``jax_data``, ``numpy_data``); this package holds what the generators share (``random``,
-``jax_random``, ``numpy_random``, ``keys``, ``pipeline``, ``request``, ``device_stream``,
+``jax_random``, ``numpy_random``, ``keys``, ``pipeline``, ``request``, ``jax_stream``,
 ``images``, ``checks``, ``tf_setup``), the Boolean kinds' generators, and names the public
 ones (``token_dataset``, ``block_arrays``, ...) wherever they live. ``token``, ``device``,
 ``block``, ``sequence`` and ``device_images`` are aliases of the folders' modules, kept for
