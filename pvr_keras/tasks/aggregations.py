@@ -15,9 +15,10 @@ the same range. Tie rules are pinned in DESIGN.md:
 ``min``, ``max``.
 
 Each backend keeps its rules in one table keyed by these names: ``NUMPY`` and
-``NUMPY_BOOLEAN`` here, ``TF_RULES`` in ``kinds/token/tf_data.py`` and ``data/boolean.py``,
-``JAX_RULES`` in ``kinds/token/jax_data.py`` and ``data/device_boolean.py`` (``tests/data`` checks
-that they hold the same names). ``NAMES`` lists each family's names; they come from here.
+``NUMPY_BOOLEAN`` here, ``TF_RULES`` in ``kinds/token/tf_data.py`` and
+``kinds/boolean/tf_data.py``, ``JAX_RULES`` in ``kinds/token/jax_data.py`` and
+``kinds/boolean/jax_data.py`` (``tests/data`` checks that they hold the same names).
+``NAMES`` lists each family's names; they come from here.
 
 An aggregation of your own is an ``Aggregation`` in a file, named wherever an aggregation
 name goes by reference (``"my_aggs.py:second_max"``, or ``"my_pkg.aggs:second_max"``): one

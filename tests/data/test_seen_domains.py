@@ -10,9 +10,9 @@ import pytest
 
 from pvr_keras import data
 from pvr_keras.analysis import boolean_cube
-from pvr_keras.data import device_boolean
 from pvr_keras.data.numpy_examples import boolean_examples
 from pvr_keras.errors import ConfigError
+from pvr_keras.kinds.boolean import jax_data as device_boolean
 from pvr_keras.runconfig import Run
 from pvr_keras.tasks import BooleanTask, Domain, FunctionTask, parse_target
 from tests.stats import assert_uniform

@@ -12,10 +12,6 @@ import pytest
 ALIASES = {
     "pvr_keras.tasks.token": "pvr_keras.kinds.token.task",
     "pvr_keras.tasks.block": "pvr_keras.kinds.block.task",
-    "pvr_keras.data.token": "pvr_keras.kinds.token.tf_data",
-    "pvr_keras.data.device": "pvr_keras.kinds.token.jax_data",
-    "pvr_keras.data.block": "pvr_keras.kinds.block.tf_data",
-    "pvr_keras.data.sequence": "pvr_keras.kinds.sequence.tf_data",
 }
 
 
@@ -25,17 +21,6 @@ def test_an_old_module_path_is_an_alias(old, new):
     assert alias.__all__
     for name in alias.__all__:
         assert getattr(alias, name) is getattr(module, name), (old, name)
-
-
-def test_device_images_names_both_image_twins():
-    from pvr_keras.data import device_images
-    from pvr_keras.kinds.block import jax_data as block
-    from pvr_keras.kinds.sequence import jax_data as sequence
-
-    assert device_images.block_stream is block.block_stream
-    assert device_images.make_block_examples is block.make_examples
-    assert device_images.sequence_arrays is sequence.sequence_arrays
-    assert device_images.make_sequence_examples is sequence.make_examples
 
 
 def test_the_public_names_are_the_folders():
