@@ -72,3 +72,17 @@ def test_the_rules_import_in_any_order(first):
     assert names == "token block sequence boolean gotu chain"
     if first in ("pvr_keras.tasks", "pvr_keras.tasks.aggregations"):
         assert alone == "False"  # the rules of the tasks layer alone: no kind is loaded
+
+
+def test_the_kinds_docstring_lists_the_built_in_kinds():
+    """``pvr_keras.kinds``'s docstring has one bullet per built-in kind, in the order they
+    register (the paper's), and each built-in kind is a folder of ``pvr_keras/kinds/``."""
+    import pathlib
+    import re
+
+    from pvr_keras import kinds
+
+    folders = {p.parent.name for p in pathlib.Path(kinds.__file__).parent.glob("*/kind.py")}
+    built_in = [name for name in kinds.kind_names() if name in folders]
+    assert set(built_in) == folders
+    assert re.findall(r"^- ``(\w+)``:", kinds.__doc__, flags=re.M) == built_in
