@@ -160,7 +160,7 @@ def train_and_analyse(ctx):
     return summary
 
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="block",
     presets=PRESETS,
     body=train_and_analyse,
@@ -169,7 +169,7 @@ RECIPE = cli.Recipe(
     exclude=("holdout", "population"),  # two runs of one configuration, never a grid
     subruns=("holdout", "iid"),  # its own run folders inside --out
 )
-main = RECIPE.main
+main = COMMAND.main
 
 if __name__ == "__main__":
     cli.main(main)

@@ -37,7 +37,7 @@ class Own:
     out: str = cli.out_field("runs/block_iid/{model}_w{width}_{values}_n{num_examples}_s{seed}")
 
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="block",
     presets=PRESETS,
     own=Own,
@@ -45,7 +45,7 @@ RECIPE = cli.Recipe(
     exclude=("holdout",),
     title=lambda run: f"{run.model} (width {run.width}), 2x2 {run.values} blocks, IID",
 )
-main = RECIPE.main
+main = COMMAND.main
 
 if __name__ == "__main__":
     cli.main(main)

@@ -85,7 +85,7 @@ def paper(given):
 
 PRESETS = {"quick": quick, "medium": medium, "paper": paper}
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="boolean",
     presets=PRESETS,
     body=None,
@@ -233,7 +233,7 @@ def _tracks(summary, out):
 
 
 def main(argv=None):
-    parsed = RECIPE.parse_all(argv)
+    parsed = COMMAND.parse_all(argv)
     own = parsed.own
     runs = cli.check_task(lambda: runs_of(parsed))
     summary = cli.run_sweep(

@@ -90,7 +90,7 @@ class Own:
     )
 
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="chain",
     presets=PRESETS,
     own=Own,
@@ -206,7 +206,7 @@ def title(runs, result):
 
 
 def main(argv=None):
-    parsed = RECIPE.parse_all(argv)
+    parsed = COMMAND.parse_all(argv)
     own = parsed.own
     runs = cli.check_task(lambda: runs_of(parsed))
     summary = cli.run_sweep(parsed, runs, name=NAME, figure=None, describe=describe)

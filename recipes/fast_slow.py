@@ -133,7 +133,7 @@ def medium_main(given):
 PRESETS = {"quick": quick, "medium": medium, "medium_main": medium_main, "paper": paper,
            "paper_mixer": paper_mixer}  # fmt: skip
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="token",
     presets=PRESETS,
     body=None,
@@ -342,7 +342,7 @@ def _plots(own, run, runs, lines, summary, out):
 
 
 def main(argv=None):
-    parsed = RECIPE.parse_all(argv)
+    parsed = COMMAND.parse_all(argv)
     own = parsed.own
     runs = cli.check_task(lambda: runs_of(parsed))
     from pvr_keras import sweeps

@@ -222,7 +222,7 @@ def paper(given):
 
 PRESETS = {"quick": quick, "medium": medium, "paper": paper}
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="gotu",
     presets=PRESETS,
     body=None,
@@ -486,7 +486,7 @@ def _figure(result, own, path, title):
 
 
 def main(argv=None):
-    parsed = RECIPE.parse_all(argv)
+    parsed = COMMAND.parse_all(argv)
     labelled = cli.check_task(lambda: runs_of(parsed, parsed.preset, log=print))
     runs = [run for _, run in labelled]
     chosen = list(dict.fromkeys(label for label, _ in labelled))

@@ -80,7 +80,7 @@ def quick(given):
                 schedule="cosine")  # fmt: skip
 
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="sequence",
     presets={"quick": quick, "paper": paper},
     own=Own,
@@ -92,7 +92,7 @@ RECIPE = cli.Recipe(
         f"image_sequence, {run.model_kwargs['head']} head, window {run.window} {run.aggregation}"
     ),
 )
-main = RECIPE.main
+main = COMMAND.main
 
 if __name__ == "__main__":
     cli.main(main)

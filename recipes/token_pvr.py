@@ -52,7 +52,7 @@ class Own:
     )
 
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="token",
     presets={"quick": quick, "paper": paper},
     own=Own,
@@ -62,7 +62,7 @@ RECIPE = cli.Recipe(
         f"{run.model}, window {run.window} {run.aggregation}, {run.num_examples} examples"
     ),
 )
-main = RECIPE.main
+main = COMMAND.main
 
 if __name__ == "__main__":
     cli.main(main)

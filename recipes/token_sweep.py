@@ -230,7 +230,7 @@ def describe(runs):
     )
 
 
-RECIPE = cli.Recipe(
+COMMAND = cli.Command(
     kind="token",
     presets=PRESETS,
     own=Own,
@@ -242,7 +242,7 @@ RECIPE = cli.Recipe(
 
 
 def main(argv=None):
-    parsed = RECIPE.parse_all(argv)
+    parsed = COMMAND.parse_all(argv)
     runs, figure = cli.check_task(lambda: build(parsed))
     name = parsed.own.sweep if parsed.preset == "quick" else f"{parsed.own.sweep}_{parsed.preset}"
     return cli.run_sweep(parsed, runs, name=name, figure=figure, describe=describe)

@@ -31,8 +31,8 @@ class Own:
     out: str = cli.out_field("runs/train/{kind_name}/{model_name}_n{num_examples}_s{seed}")
 
 
-def recipe(kind):
-    return cli.Recipe(
+def command(kind):
+    return cli.Command(
         kind=kind,
         presets={"default": lambda given: {}},
         own=Own,
@@ -44,7 +44,7 @@ def recipe(kind):
 
 
 def main(argv=None):
-    return recipe(cli.kind_first(argv)).main(argv)  # the kind decides the other flags
+    return command(cli.kind_first(argv)).main(argv)  # the kind decides the other flags
 
 
 if __name__ == "__main__":

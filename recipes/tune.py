@@ -162,15 +162,15 @@ def presets(kind):
     }
 
 
-def recipe(kind="token"):
-    """The search's recipe of a task kind (its runs' fields as flags)."""
-    return cli.Recipe(
+def command(kind="token"):
+    """The search's command line for a task kind (its runs' fields as flags)."""
+    return cli.Command(
         kind=kind, presets=presets(kind), body=None, own=Own, description=__doc__,
         exclude=NOT_FLAGS,
     )  # fmt: skip
 
 
-RECIPE = recipe()
+COMMAND = command()
 
 
 def project_name(run, own):
@@ -219,7 +219,7 @@ def train_command(run, values):
 
 def parse(argv=None):
     """``(run, own)`` of a command line: ``--kind`` first, which decides the other flags."""
-    return recipe(cli.kind_first(argv)).parse(argv)
+    return command(cli.kind_first(argv)).parse(argv)
 
 
 def main(argv=None):

@@ -8,7 +8,8 @@ from tests.benchmarks.test_manifest import check_every_split
 
 @pytest.mark.slow  # every split on JAX
 def test_jax_regenerates_every_split_to_the_manifest():
-    from pvr_keras.data import device, device_boolean
+    from pvr_keras.kinds.boolean import jax_data as device_boolean
+    from pvr_keras.kinds.token import jax_data as device
 
     def arrays(task, n, **where):
         maker = device_boolean.boolean_arrays if hasattr(task, "num_bits") else device.token_arrays

@@ -156,7 +156,7 @@ def test_a_run_recipes_flags_come_from_the_runs_sections():
     class Own:
         out: str = "runs/x"
 
-    recipe = cli.Recipe(kind="token", presets={"quick": lambda g: dict(epochs=3)}, body=None,
+    recipe = cli.Command(kind="token", presets={"quick": lambda g: dict(epochs=3)}, body=None,
                         own=Own)  # fmt: skip
     names = [f.name for f in recipe.fields()]
     assert len(names) == len(set(names))

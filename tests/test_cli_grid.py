@@ -36,12 +36,12 @@ def token_sweep():
 
 
 def test_several_values_make_a_grid_and_one_value_a_run(token_pvr):
-    parsed = token_pvr.RECIPE.parse_all(["--window", "1", "2", "--seed", "0", "1"])
+    parsed = token_pvr.COMMAND.parse_all(["--window", "1", "2", "--seed", "0", "1"])
     assert parsed.axes == {"seed": (0, 1), "window": (1, 2)}
     runs = parsed.runs()
     assert [(r.seed, r.window) for r in runs] == [(0, 1), (0, 2), (1, 1), (1, 2)]
     assert parsed.run == runs[0]  # the first of the grid
-    one = token_pvr.RECIPE.parse_all(["--window", "2"])
+    one = token_pvr.COMMAND.parse_all(["--window", "2"])
     assert one.axes == {} and one.runs() == [one.run] and one.run.window == 2
     assert isinstance(one.run.window, int)
 
@@ -58,8 +58,8 @@ def test_a_grid_recipe_trains_every_run_as_one_sweep(token_pvr, tmp_path):
 
 
 def test_a_grid_fills_out_placeholders_with_its_values(token_pvr):
-    parsed = token_pvr.RECIPE.parse_all(["--window", "1", "2", "--seed", "3"])
-    out = token_pvr.RECIPE.out_folder(parsed.run, parsed.own, parsed.axes)
+    parsed = token_pvr.COMMAND.parse_all(["--window", "1", "2", "--seed", "3"])
+    out = token_pvr.COMMAND.out_folder(parsed.run, parsed.own, parsed.axes)
     assert out.name == "mlp_x1.0_w1-2_mod_sum_n50000_s3"
 
 
@@ -73,18 +73,18 @@ def test_model_flags_reach_a_user_builder(token_pvr, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my_nets.py").write_text(USER_NET)
     flags = ["--model", "my_nets.py:tiny_net", "--model.hidden", "64"]
-    parsed = token_pvr.RECIPE.parse_all(flags)
+    parsed = token_pvr.COMMAND.parse_all(flags)
     assert parsed.run.model_kwargs == {"hidden": 64}
     assert parsed.run.model_arguments()["hidden"] == 64
     assert parsed.run.to_dict()["model_kwargs"] == {"hidden": 64}  # in the identity
-    assert parsed.run.run_id != token_pvr.RECIPE.parse_all(flags[:2]).run.run_id
+    assert parsed.run.run_id != token_pvr.COMMAND.parse_all(flags[:2]).run.run_id
     # Typed from the annotation: a float is refused; an unknown argument is not a flag.
     with pytest.raises(SystemExit):
-        token_pvr.RECIPE.parse_all([*flags[:2], "--model.hidden", "6.5"])
+        token_pvr.COMMAND.parse_all([*flags[:2], "--model.hidden", "6.5"])
     with pytest.raises(SystemExit):
-        token_pvr.RECIPE.parse_all([*flags[:2], "--model.depth", "3"])
+        token_pvr.COMMAND.parse_all([*flags[:2], "--model.depth", "3"])
     # The default --out names the builder, not the path of its file.
-    out = token_pvr.RECIPE.out_folder(parsed.run, parsed.own)
+    out = token_pvr.COMMAND.out_folder(parsed.run, parsed.own)
     assert out.parts[:2] == ("runs", "token_pvr") and out.name.startswith("tiny_net_x1.0_w1")
 
 
@@ -105,13 +105,13 @@ def test_model_flags_train_the_builder_with_their_value(tmp_path, monkeypatch):
 
 
 def test_a_registered_builders_arguments_are_flags(token_pvr):
-    run = token_pvr.RECIPE.parse_all(["--model.widths", "32", "16"]).run
+    run = token_pvr.COMMAND.parse_all(["--model.widths", "32", "16"]).run
     assert run.model_kwargs == {"widths": (32, 16)}
-    mixer = token_pvr.RECIPE.parse_all(["--model", "mixer", "--model.depth", "2"]).run
+    mixer = token_pvr.COMMAND.parse_all(["--model", "mixer", "--model.depth", "2"]).run
     assert mixer.model_kwargs == {"depth": 2} and mixer.width == 0.25  # the quick preset's
     assert mixer.model_arguments()["depth"] == 2 and mixer.model_arguments()["dim"] == 128
     with pytest.raises(cli.ConfigError, match="the widths dim in model_kwargs, not both"):
-        token_pvr.RECIPE.parse_all(["--model", "mixer", "--model.dim", "64"])
+        token_pvr.COMMAND.parse_all(["--model", "mixer", "--model.dim", "64"])
 
 
 # Every flag name the recipes had before the generic command line, and what it is now.
@@ -144,22 +144,22 @@ OLD_FLAGS = {
 )
 def test_older_flag_names_keep_working(recipe, old, new):
     module = scripts.load(f"recipes/{recipe}")
-    before, after = module.RECIPE.parse_all(old), module.RECIPE.parse_all(new)
+    before, after = module.COMMAND.parse_all(old), module.COMMAND.parse_all(new)
     assert [r.run_id for r in before.runs()] == [r.run_id for r in after.runs()]
-    assert before.runs() != module.RECIPE.parse_all([]).runs()  # the flag did something
+    assert before.runs() != module.COMMAND.parse_all([]).runs()  # the flag did something
 
 
 def test_image_sequence_keeps_its_run_identities_and_encoder_flag():
     """The presets give the builder every argument its runs were recorded with."""
     module = scripts.load("recipes/image_sequence.py")
-    quick = module.RECIPE.parse_all([]).run
+    quick = module.COMMAND.parse_all([]).run
     assert quick.model_kwargs == {"head": "transformer", "conv_widths": (), "dim": 64,
                                   "widths": (512, 1024, 512, 64), "depth": 2}  # fmt: skip
-    paper = module.RECIPE.parse_all(["--preset", "paper"]).run
+    paper = module.COMMAND.parse_all(["--preset", "paper"]).run
     assert paper.model_kwargs["conv_widths"] == (32, 64) and paper.model_kwargs["head"] == "mlp"
-    conv = module.RECIPE.parse_all(["--encoder", "conv"]).run
+    conv = module.COMMAND.parse_all(["--encoder", "conv"]).run
     assert conv.model_kwargs["conv_widths"] == (32, 64)
-    dense = module.RECIPE.parse_all(["--preset", "paper", "--encoder", "dense"]).run
+    dense = module.COMMAND.parse_all(["--preset", "paper", "--encoder", "dense"]).run
     assert dense.model_kwargs["conv_widths"] == ()
 
 
@@ -169,7 +169,7 @@ def test_the_running_studies_are_todays_commands(token_sweep):
     from pvr_keras import legacy
 
     def ids(*flags):
-        runs, _ = token_sweep.build(token_sweep.RECIPE.parse_all(list(flags)))
+        runs, _ = token_sweep.build(token_sweep.COMMAND.parse_all(list(flags)))
         return {r.run_id for r in runs}
 
     holdout = ids("--sweep", "holdout", "--preset", "paper", "--windows", "3", "--holdouts",
@@ -193,7 +193,7 @@ def test_the_running_studies_are_todays_commands(token_sweep):
 
 
 def test_a_preset_may_give_an_axis():
-    recipe = cli.Recipe(kind="token", own=scripts.load("recipes/token_pvr.py").Own,
+    recipe = cli.Command(kind="token", own=scripts.load("recipes/token_pvr.py").Own,
                         presets={"two": lambda given: {"seed": (5, 6)}})  # fmt: skip
     parsed = recipe.parse_all([])
     assert [r.seed for r in parsed.runs()] == [5, 6]
@@ -214,7 +214,7 @@ def test_a_builder_argument_python_could_not_build_is_a_plain_flag(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "odd.py").write_text(f"def f(seq_len, vocab, num_classes, {argument}):\n  pass\n")
     with pytest.raises(SystemExit) as exit:
-        token_pvr.RECIPE.parse_all(["--model", "odd.py:f", "--help"])
+        token_pvr.COMMAND.parse_all(["--model", "odd.py:f", "--help"])
     assert exit.value.code == 0
     assert "--model.k" in capsys.readouterr().out
 
@@ -228,6 +228,6 @@ def test_a_builder_file_too_deep_for_ast_offers_no_flags_of_its_own(
         f"def f(seq_len, vocab, num_classes, zz: int = 8, k={deep}):\n  pass\n"
     )
     with pytest.raises(SystemExit) as exit:
-        token_pvr.RECIPE.parse_all(["--model", "deep.py:f", "--help"])
+        token_pvr.COMMAND.parse_all(["--model", "deep.py:f", "--help"])
     assert exit.value.code == 0
     assert "--model.zz" not in capsys.readouterr().out  # read none: the run's check says why

@@ -74,7 +74,7 @@ def test_the_committed_block_study_is_todays_command():
     import block_holdout
 
     for model in ("resnet18", "vgg11_bn"):
-        run, _ = block_holdout.RECIPE.parse(["--preset", "medium", "--model", model])
+        run, _ = block_holdout.COMMAND.parse(["--preset", "medium", "--model", model])
         for sub, holdout in (("holdout", True), ("iid", False)):
             record = json.loads((RESULTS / "figure7" / model / sub / "record.json").read_text())
             assert record["config"] == run.replace(holdout=holdout).to_dict()
@@ -107,9 +107,9 @@ def test_legacy_configs_migrate_to_the_same_runs_commands():
 
     flags = ["--window", "2", "--num-examples", "3000", "--test-examples", "500", "--epochs",
              "1", "--min-steps", "0"]  # fmt: skip
-    run, _ = token_pvr.RECIPE.parse(flags)
+    run, _ = token_pvr.COMMAND.parse(flags)
     assert legacy.migrate(LEGACY_TOKEN_PVR) == run.to_dict()
-    quick, _ = image_sequence.RECIPE.parse([])
+    quick, _ = image_sequence.COMMAND.parse([])
     assert legacy.migrate(LEGACY_SEQUENCE) == quick.to_dict()
     assert legacy.migrate(run.to_dict()) == run.to_dict()  # current: unchanged
     with pytest.raises(ValueError, match="not fields of a token run: bogus"):
@@ -198,10 +198,10 @@ def test_a_study_written_with_own_seeds_resumes_under_todays_flags(recipe, confi
     from pvr_keras import cli
 
     module = scripts.load(f"recipes/{recipe}.py")
-    parsed = module.RECIPE.parse_all(flags)
+    parsed = module.COMMAND.parse_all(flags)
     name = json.loads((RESULTS / config).read_text())["recipe"]["name"]
     (tmp_path / f"config_{name}.json").write_bytes((RESULTS / config).read_bytes())
     cli.check_config(tmp_path, parsed.run, parsed.own, f"config_{name}.json", grid=parsed.axes)
-    other = module.RECIPE.parse_all([*flags, "--seed", "7", "8"])
+    other = module.COMMAND.parse_all([*flags, "--seed", "7", "8"])
     with pytest.raises(cli.ConfigError, match="another configuration"):
         cli.check_config(tmp_path, other.run, other.own, f"config_{name}.json", grid=other.axes)

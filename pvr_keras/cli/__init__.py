@@ -2,15 +2,17 @@
 sections and from a builder's own arguments, presets as functions, checks before TensorFlow
 loads, and one runner for the start-up every training recipe shares.
 
-A recipe that trains runs is a ``Recipe``: the task kind of its runs, its presets and the
-fields of its own (``out``, ...); its body trains one run (``train_one`` by default)::
+A recipe that trains runs describes its command line as a ``Command`` (not to be confused
+with ``training.TrainRecipe``, the paper's optimizer, schedule and epochs of a run): the task
+kind of its runs, its presets and the fields of its own (``out``, ...); its body trains one
+run (``train_one`` by default)::
 
     @dataclasses.dataclass(frozen=True)
     class Own:
         out: str = cli.out_field("runs/mine/{model}_w{window}_s{seed}")
 
-    RECIPE = cli.Recipe(kind="token", presets={"quick": quick, "paper": paper}, own=Own,
-                        description=__doc__)
+    COMMAND = cli.Command(kind="token", presets={"quick": quick, "paper": paper}, own=Own,
+                          description=__doc__)
 
 Every field of the kind's runs is a flag (``num_examples`` -> ``--num-examples``; booleans
 get ``--x/--no-x``), and so is every field of ``own``. A one-value run field given several
@@ -23,18 +25,18 @@ dict of field values (so a preset may depend on ``--model``); flags given replac
 preset's values (``--preset``, default the first). ``aliases`` keep a recipe's older flag
 names. ``--help`` shows each preset's value of every flag.
 
-``Recipe.main(argv)`` parses, fills ``--out``'s ``{field}`` placeholders, checks every run
+``Command.main(argv)`` parses, fills ``--out``'s ``{field}`` placeholders, checks every run
 (task, model and its kind, sizes, training settings) and the recipe's own fields before
 TensorFlow is imported or a file is written, sets the Keras backend once, checks the input
 choice, sets up the devices (multi-host engines first), prepares the data, writes
 ``config.json`` (a folder holding another run is refused, untouched), runs the body and
-returns its result. Sweep recipes call ``Recipe.parse_all`` and ``run_sweep``. ``main(fn)``
+returns its result. Sweep recipes call ``Command.parse_all`` and ``run_sweep``. ``main(fn)``
 is a script's entry point: a bad config is a usage error (exit status 2), a run that
 finished but failed by the paper's rule exits with ``FAILED_RUN`` (3), a crash 1.
 
 The package, by concern: ``checks`` (flag checks), ``flags`` (flags from dataclasses and
 presets), ``model_flags`` (``--model.ARG``), ``folders`` (the output folder and the one
-config writer), ``runner`` (``Recipe``, grids, ``parse``, ``run_sweep``, ``main``).
+config writer), ``runner`` (``Command``, grids, ``parse``, ``run_sweep``, ``main``).
 """
 
 from pvr_keras.cli.checks import (
@@ -77,9 +79,9 @@ from pvr_keras.cli.folders import (
 )
 from pvr_keras.cli.runner import (
     FAILED_RUN,
+    Command,
     Context,
     Parsed,
-    Recipe,
     callbacks,
     exit_status,
     main,
@@ -92,7 +94,7 @@ from pvr_keras.cli.runner import (
 from pvr_keras.errors import ConfigError
 
 __all__ = [
-    "ConfigError", "Context", "FAILED_RUN", "Field", "Parsed", "RUN_MARKERS", "Recipe",
+    "Command", "ConfigError", "Context", "FAILED_RUN", "Field", "Parsed", "RUN_MARKERS",
     "build_parser", "callbacks", "check_config", "check_finite", "check_ints",
     "check_out_folder", "check_positive", "check_range", "check_stem", "check_task",
     "check_tensorboard", "dataclass_fields", "defaults_of", "exit_status", "field_of", "flag",

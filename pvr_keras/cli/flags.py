@@ -274,7 +274,7 @@ def trust_modules(modules):
 
 def out_field(template):
     """A recipe's ``--out`` field: a folder whose ``{field}`` placeholders are filled in from
-    the run (``Recipe.out_folder``)."""
+    the run (``Command.out_folder``)."""
     return dataclasses.field(
         default=template, metadata={"help": "output folder ({field} placeholders are filled in)"}
     )

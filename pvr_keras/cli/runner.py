@@ -131,7 +131,7 @@ class Parsed:
 @dataclasses.dataclass(frozen=True)
 class Context:
     """What a recipe's body gets: the checked run, the recipe's own fields, the output
-    folder, the input, the device placement and the run's title (``Recipe.title``)."""
+    folder, the input, the device placement and the run's title (``Command.title``)."""
 
     run: Run
     own: object
@@ -175,8 +175,9 @@ def _joined(value):
 
 
 @dataclasses.dataclass(frozen=True)
-class Recipe:
-    """A training recipe (see the package docstring).
+class Command:
+    """The command line of a recipe that trains runs: what its flags are, their presets, and
+    the body that trains (see the package docstring).
 
     Attributes:
         kind: the task kind of its runs.
@@ -405,7 +406,7 @@ def run_sweep(
     and ``dry_run`` (default off). With
     ``grows`` a sweep started again with a larger grid under the same name grows (its
     ``config_<name>.json`` follows); without, another configuration there is refused.
-    ``started``: the backend is set up already (``Recipe.main``'s grids).
+    ``started``: the backend is set up already (``Command.main``'s grids).
     """
     own = parsed.own
     print(f"[{name}] {len(runs)} runs" + (f": {describe(runs)}" if describe else ""))

@@ -1,15 +1,18 @@
 """Data for every PVR task: tf.data pipelines, and their JAX twins made on the device.
 
-A kind in a folder keeps its generators there (``pvr_keras/kinds/<name>/``: ``tf_data``,
-``jax_data``, ``numpy_data``); this package holds what the generators share (``random``,
-``jax_random``, ``numpy_random``, ``keys``, ``pipeline``, ``request``, ``device_stream``,
-``images``, ``checks``, ``tf_setup``), the Boolean kinds' generators, and names the public
-ones (``token_dataset``, ``block_arrays``, ...) wherever they live. ``token``, ``device``,
-``block``, ``sequence`` and ``device_images`` are aliases of the folders' modules, kept for
-the paths they had. The tf.data modules are the only ones that import tensorflow directly;
-the first of them to load sets TensorFlow's devices (``tf_setup.configure_devices``: GPUs
-hidden under JAX, memory growth under TensorFlow) before any op. The device twins import JAX,
-and the token and Boolean ones never TensorFlow, so this package loads its members lazily:
+A kind keeps its generators in its folder, one module an engine (``pvr_keras/kinds/<name>/``:
+``tf_data``, ``jax_data``, ``numpy_data``); this package holds what the generators share,
+named the same way: the random bits (``random`` for tf.data, its twins ``jax_random`` and
+``numpy_random``), the batching (``pipeline`` for tf.data, ``jax_stream`` for batches made on
+the JAX device), ``keys``, ``request``, ``images``, ``checks``, ``tf_setup``; and it names the
+public generators (``token_dataset``, ``block_arrays``, ...) wherever they live.
+``numpy_examples`` gathers the token and Boolean kinds' ``numpy_data`` examples, and ``seen``
+is an alias of ``kinds.boolean.keys``, kept for the path it had.
+
+The tf.data modules are the only ones that import tensorflow directly; the first of them to
+load sets TensorFlow's devices (``tf_setup.configure_devices``: GPUs hidden under JAX, memory
+growth under TensorFlow) before any op. The device twins import JAX, and the token and
+Boolean ones never TensorFlow, so this package loads its members lazily:
 ``from pvr_keras.kinds.token import jax_data`` does not start TensorFlow.
 """
 

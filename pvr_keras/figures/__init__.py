@@ -1,7 +1,7 @@
 """The paper's figures, drawn from records: one place for every plot the library makes.
 
 - ``learning_curve`` (every run), ``fast_slow_curves`` (Figure 12) — ``figures.curves``;
-- ``plot`` / ``summarise`` of sweep results (Figures 9-11, 14, 16, 17) — ``figures.sweeps``
+- ``plot`` / ``summarise`` of sweep results (Figures 9-11, 14, 16, 17) — ``figures.accuracy``
   (``sweeps.make_figures(RESULTS)`` draws a whole results directory);
 - ``logits`` (Figure 8), ``cka_bars`` (Figure 13), ``noise_curves`` / ``noise_averages``
   (Figure 5), ``held_out_predictions`` (Figure 14's misses), ``benchmark`` (a benchmark
@@ -14,6 +14,7 @@ Everything draws on a ``matplotlib.figure.Figure`` (no pyplot), so plotting neve
 program's or a notebook's matplotlib backend, and nothing here imports Keras.
 """
 
+from pvr_keras.figures.accuracy import FIGURES, check_spec, plot, summarise, write_csv
 from pvr_keras.figures.analyses import (
     benchmark,
     boolean_holdout,
@@ -26,7 +27,6 @@ from pvr_keras.figures.analyses import (
     noise_curves,
 )
 from pvr_keras.figures.curves import fast_slow_curves, learning_curve
-from pvr_keras.figures.sweeps import FIGURES, check_spec, plot, summarise, write_csv
 
 __all__ = [
     "FIGURES",

@@ -7,13 +7,15 @@
 - ``boolean``: PVR over bits in {+1, -1} (Abbe et al. 2022), ``BooleanTask``, regressed with
   the mean squared error, a holdout freezing bits to +1;
 - ``gotu``: a Boolean function learned on a seen domain (Abbe et al. 2023), ``FunctionTask``,
-  tested on the whole cube.
+  tested on the whole cube;
+- ``chain``: multi-hop PVR, pointer chasing (Abnar et al. 2023), ``ChainTask``.
 
-A built-in kind is one folder, ``kinds/<name>/`` (``token``, ``block``, ``sequence``,
-``chain``), one module a role: ``task`` (its task dataclass and NumPy rule), ``keys``,
-``numpy_data``, ``tf_data``, ``jax_data`` (its generators), ``kind`` (its ``TaskKind`` and
-training settings) and ``benchmark`` (its benchmark hooks); each module stands at its role's
-layer (``tests/test_layout.py``). A kind of your own is one file or a folder of that shape:
+(``tests/kinds/test_folders.py`` checks that this list is the built-in kinds registered.)
+A built-in kind is one folder, ``kinds/<name>/``, one module a role: ``task`` (its task
+dataclass and NumPy rule), ``keys``, ``numpy_data``, ``tf_data``, ``jax_data`` (its
+generators), ``kind`` (its ``TaskKind`` and training settings) and ``benchmark`` (its
+benchmark hooks), those a kind has; each module stands at its role's layer
+(``tests/test_layout.py``). A kind of your own is one file or a folder of that shape:
 its task dataclass (with ``label``), its generators and a ``TaskKind`` (see
 ``docs/extending.md``); ``kind("my_pkg.kinds:MY_KIND")`` finds it. Nothing here imports a
 framework: the generators are named ``"module:function"`` and imported when a run needs

@@ -3,11 +3,11 @@
 A ``TaskKind`` joins a task dataclass (the rule, NumPy), its data generators (tf.data and the
 JAX twin, same signature, named ``"module:function"``), the models it trains, its default
 training settings, its data preparation and how its runs are named and recorded. The built-in
-kinds (``token``, ``block``, ``sequence``) register themselves when this package is imported;
-``kind("my_pkg.kinds:PARITY")`` (or ``"path/kinds.py:PARITY"``) loads one of yours. A kind
-with ``BenchmarkHooks`` (``TaskKind.benchmark``) is a family of benchmark configs
-(``pvr_keras.benchmarks``, ``pvr_keras.tfds``): the benchmark layer calls those hooks, and
-never names a kind.
+kinds (``kind_names()``; ``pvr_keras.kinds``'s docstring describes each) register themselves
+when ``pvr_keras.kinds`` is imported; ``kind("my_pkg.kinds:PARITY")`` (or
+``"path/kinds.py:PARITY"``) loads one of yours. A kind with ``BenchmarkHooks``
+(``TaskKind.benchmark``) is a family of benchmark configs (``pvr_keras.benchmarks``,
+``pvr_keras.tfds``): the benchmark layer calls those hooks, and never names a kind.
 """
 
 import dataclasses
@@ -182,7 +182,7 @@ class TaskKind:
     """What the library needs to train and evaluate one kind of task.
 
     Attributes:
-        name: the kind's name (``token``, ``block``, ``sequence``, ``boolean``, yours).
+        name: the kind's name (``token``, another built-in kind's, or yours).
         task: the task dataclass: its fields are the run's task section (flags, sweep axes);
             ``task.label`` is the NumPy rule.
         models: the model kind it trains (``MODEL_KINDS``).

@@ -3,13 +3,13 @@
     python tools/make_figures.py RESULTS          # or sweeps.make_figures(RESULTS)
 
 The drawing itself (``plot``, ``summarise``, the figure specs ``FIGURES``) is
-``pvr_keras.figures.sweeps``; this module finds the sweeps of a results directory and their
-records.
+``pvr_keras.figures.accuracy``; this module finds the sweeps of a results directory and their
+records, and draws each with it.
 """
 
 import pathlib
 
-from pvr_keras.figures.sweeps import FIGURES, check_spec, plot, summarise, write_csv
+from pvr_keras.figures.accuracy import FIGURES, check_spec, plot, summarise, write_csv
 from pvr_keras.sweeps.results import ResultsDir
 
 __all__ = ["FIGURES", "make_figures", "plot", "summarise"]

@@ -2,7 +2,8 @@
 
 Two families. ``token`` rules (the token, image-sequence and block tasks) take the window's
 values, (N, w) ints in [0, num_values), and ``num_values``; they return (N,) int labels in
-the same range. Tie rules are pinned in DESIGN.md:
+the same range. The paper names them (Figure 16) but not their ties; the tie rules are pinned
+here (README's "Semantics pinned beyond the paper"; ``tests/tasks/test_token.py`` checks them):
 
 - ``mod_sum``: sum of the window modulo ``num_values``.
 - ``median``: the lower middle value of the sorted window when the window is even.
@@ -15,9 +16,10 @@ the same range. Tie rules are pinned in DESIGN.md:
 ``min``, ``max``.
 
 Each backend keeps its rules in one table keyed by these names: ``NUMPY`` and
-``NUMPY_BOOLEAN`` here, ``TF_RULES`` in ``kinds/token/tf_data.py`` and ``data/boolean.py``,
-``JAX_RULES`` in ``kinds/token/jax_data.py`` and ``data/device_boolean.py`` (``tests/data`` checks
-that they hold the same names). ``NAMES`` lists each family's names; they come from here.
+``NUMPY_BOOLEAN`` here, ``TF_RULES`` in ``kinds/token/tf_data.py`` and
+``kinds/boolean/tf_data.py``, ``JAX_RULES`` in ``kinds/token/jax_data.py`` and
+``kinds/boolean/jax_data.py`` (``tests/data`` checks that they hold the same names).
+``NAMES`` lists each family's names; they come from here.
 
 An aggregation of your own is an ``Aggregation`` in a file, named wherever an aggregation
 name goes by reference (``"my_aggs.py:second_max"``, or ``"my_pkg.aggs:second_max"``): one

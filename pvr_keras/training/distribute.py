@@ -141,12 +141,12 @@ class Placement:
         if they were even. The engines then split each batch themselves: tf.distribute over
         replicas and workers; on JAX each process keeps its contiguous share, which
         keras.distribution assembles into the global batch. A stream made on the device
-        (``data.device_stream.DeviceStream``) is padded the same way, each device making its
+        (``data.jax_stream.DeviceStream``) is padded the same way, each device making its
         own rows (``with_distribution``).
         """
         if dataset is None or self.engine == SINGLE:
             return dataset
-        if hasattr(dataset, "with_distribution"):  # made on the device (data.device_stream)
+        if hasattr(dataset, "with_distribution"):  # made on the device (data.jax_stream)
             if self.engine != DATA_PARALLEL:
                 raise ValueError(
                     f"device input shards over keras.distribution.DataParallel on JAX; "

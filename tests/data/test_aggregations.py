@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from pvr_keras import registry
-from pvr_keras.data import boolean as boolean_data
-from pvr_keras.data import device_boolean
 from pvr_keras.errors import UntrustedCode
+from pvr_keras.kinds.boolean import jax_data as device_boolean
+from pvr_keras.kinds.boolean import tf_data as boolean_data
 from pvr_keras.kinds.token import jax_data as device
 from pvr_keras.kinds.token import tf_data as token
 from pvr_keras.runconfig import Run

@@ -12,8 +12,8 @@ import pytest
 import tensorflow as tf
 
 from pvr_keras import data
-from pvr_keras.data import device_boolean
-from pvr_keras.data.boolean import tf_label
+from pvr_keras.kinds.boolean import jax_data as device_boolean
+from pvr_keras.kinds.boolean.tf_data import tf_label
 from pvr_keras.tasks import BOOLEAN_AGGREGATIONS, BooleanFunction, BooleanTask, f3, frozen_mask
 from tests.stats import assert_uniform
 
@@ -163,7 +163,7 @@ def test_device_twin_imports_no_tensorflow():
     code = """
 import json, sys
 import numpy as np
-from pvr_keras.data import device_boolean
+from pvr_keras.kinds.boolean import jax_data as device_boolean
 from pvr_keras.tasks import f3
 x, y = device_boolean.boolean_stream(f3(), 5000, batch_size=1000, holdout=4)[2]
 x = np.asarray(x)

@@ -6,10 +6,11 @@ import inspect
 import numpy as np
 import pytest
 
-from pvr_keras.data import boolean, device_boolean
 from pvr_keras.data.request import FIELDS, StreamRequest, stream_request
 from pvr_keras.kinds.block import jax_data as device_images
 from pvr_keras.kinds.block import tf_data as block_data
+from pvr_keras.kinds.boolean import jax_data as device_boolean
+from pvr_keras.kinds.boolean import tf_data as boolean
 from pvr_keras.kinds.sequence import jax_data as sequence_device
 from pvr_keras.kinds.sequence import tf_data as sequence_data
 from pvr_keras.kinds.token import jax_data as device

@@ -10,9 +10,9 @@ import pytest
 
 from pvr_keras import data
 from pvr_keras.analysis import boolean_cube
-from pvr_keras.data import device_boolean
 from pvr_keras.data.numpy_examples import boolean_examples
 from pvr_keras.errors import ConfigError
+from pvr_keras.kinds.boolean import jax_data as device_boolean
 from pvr_keras.runconfig import Run
 from pvr_keras.tasks import BooleanTask, Domain, FunctionTask, parse_target
 from tests.stats import assert_uniform
@@ -302,6 +302,6 @@ def test_domains_are_flags_and_sweep_axes():
 
     train = scripts.load("recipes/train.py")
     argv = ["--kind", "gotu", "--domain", "any_of:0,1", "ball:3", "--target", "parity:all"]
-    runs = train.recipe("gotu").parse_all(argv).runs()
+    runs = train.command("gotu").parse_all(argv).runs()
     assert [r.domain for r in runs] == ["any_of:0,1", "ball:3"]
     assert len({r.run_id for r in runs}) == 2

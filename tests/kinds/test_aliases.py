@@ -10,8 +10,6 @@ ALIASES = {
     "pvr_keras.tasks.boolean": "pvr_keras.kinds.boolean.task",
     "pvr_keras.tasks.domains": "pvr_keras.kinds.boolean.domains",
     "pvr_keras.data.seen": "pvr_keras.kinds.boolean.keys",
-    "pvr_keras.data.boolean": "pvr_keras.kinds.boolean.tf_data",
-    "pvr_keras.data.device_boolean": "pvr_keras.kinds.boolean.jax_data",
 }
 # split in two: the task, and the targets written as text
 FUNCTIONS = {

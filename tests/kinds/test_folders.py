@@ -12,10 +12,6 @@ import pytest
 ALIASES = {
     "pvr_keras.tasks.token": "pvr_keras.kinds.token.task",
     "pvr_keras.tasks.block": "pvr_keras.kinds.block.task",
-    "pvr_keras.data.token": "pvr_keras.kinds.token.tf_data",
-    "pvr_keras.data.device": "pvr_keras.kinds.token.jax_data",
-    "pvr_keras.data.block": "pvr_keras.kinds.block.tf_data",
-    "pvr_keras.data.sequence": "pvr_keras.kinds.sequence.tf_data",
 }
 
 
@@ -25,17 +21,6 @@ def test_an_old_module_path_is_an_alias(old, new):
     assert alias.__all__
     for name in alias.__all__:
         assert getattr(alias, name) is getattr(module, name), (old, name)
-
-
-def test_device_images_names_both_image_twins():
-    from pvr_keras.data import device_images
-    from pvr_keras.kinds.block import jax_data as block
-    from pvr_keras.kinds.sequence import jax_data as sequence
-
-    assert device_images.block_stream is block.block_stream
-    assert device_images.make_block_examples is block.make_examples
-    assert device_images.sequence_arrays is sequence.sequence_arrays
-    assert device_images.make_sequence_examples is sequence.make_examples
 
 
 def test_the_public_names_are_the_folders():
@@ -87,3 +72,17 @@ def test_the_rules_import_in_any_order(first):
     assert names == "token block sequence boolean gotu chain"
     if first in ("pvr_keras.tasks", "pvr_keras.tasks.aggregations"):
         assert alone == "False"  # the rules of the tasks layer alone: no kind is loaded
+
+
+def test_the_kinds_docstring_lists_the_built_in_kinds():
+    """``pvr_keras.kinds``'s docstring has one bullet per built-in kind, in the order they
+    register (the paper's), and each built-in kind is a folder of ``pvr_keras/kinds/``."""
+    import pathlib
+    import re
+
+    from pvr_keras import kinds
+
+    folders = {p.parent.name for p in pathlib.Path(kinds.__file__).parent.glob("*/kind.py")}
+    built_in = [name for name in kinds.kind_names() if name in folders]
+    assert set(built_in) == folders
+    assert re.findall(r"^- ``(\w+)``:", kinds.__doc__, flags=re.M) == built_in

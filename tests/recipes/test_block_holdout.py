@@ -142,7 +142,7 @@ def test_held_out_test_set_has_only_held_out_values(tfds_dir):
 
 def _fake_run(folder, status="complete", **changes):
     """A run folder as block_iid.py leaves it, without training (the model file is empty)."""
-    run, _ = block_iid.RECIPE.parse(["--model", "vgg11_bn", "--width", "1"])
+    run, _ = block_iid.COMMAND.parse(["--model", "vgg11_bn", "--width", "1"])
     record = {"format": FORMAT, "format_version": FORMAT_VERSION, "status": status}
     record["config"] = {**run.to_dict(), "holdout": False, **changes}
     folder.mkdir(parents=True)
@@ -180,8 +180,8 @@ def test_iid_run_that_is_not_a_finished_run_is_refused(tfds_dir, tmp_path):
 def test_presets_follow_block_iid():
     """The two recipes share their presets, so that a block_iid run can stand in for
     block_holdout's IID model."""
-    for name in block_holdout.RECIPE.presets:
-        run, own = block_holdout.RECIPE.parse(["--preset", name])
-        iid, _ = block_iid.RECIPE.parse(["--preset", name])
+    for name in block_holdout.COMMAND.presets:
+        run, own = block_holdout.COMMAND.parse(["--preset", name])
+        iid, _ = block_iid.COMMAND.parse(["--preset", name])
         assert run.replace(holdout=False).to_dict() == iid.to_dict()
         assert own.iid_run is None and own.out.startswith("runs/block_holdout/")

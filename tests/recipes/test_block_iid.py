@@ -22,8 +22,8 @@ import block_iid  # noqa: E402
 
 
 def test_presets():
-    paper, _ = block_iid.RECIPE.parse(["--preset", "paper"])
-    quick, _ = block_iid.RECIPE.parse([])
+    paper, _ = block_iid.COMMAND.parse(["--preset", "paper"])
+    quick, _ = block_iid.COMMAND.parse([])
     assert (paper.model, paper.width, paper.values) == ("resnet18", 64, "mnist")
     assert (paper.learning_rate, paper.batch_size, paper.epochs) == (1e-4, 50, 10)
     assert (paper.num_examples, paper.test_examples, paper.schedule) == (60_000, 10_000, "constant")

@@ -28,7 +28,7 @@ def recipe():
 
 
 def _runs(recipe, *flags):
-    return recipe.runs_of(recipe.RECIPE.parse_all(list(flags)))
+    return recipe.runs_of(recipe.COMMAND.parse_all(list(flags)))
 
 
 def test_the_presets_grids(recipe, monkeypatch):
@@ -42,7 +42,7 @@ def test_the_presets_grids(recipe, monkeypatch):
         12, "conditional", (1, 2, 3, 4), (1, 2, 3, 4, 5, 6, 7, 8)
     )  # fmt: skip
     assert {(r.num_examples, r.epochs, r.batch_size) for r in runs} == {(20_000, 10, 128)}
-    parsed = recipe.RECIPE.parse_all(["--preset", "medium"])
+    parsed = recipe.COMMAND.parse_all(["--preset", "medium"])
     runs = recipe.runs_of(parsed)
     assert sorted((r.model, r.seed) for r in runs) == sorted(
         (m, s) for m in ("transformer", "mixer", "mlp") for s in (0, 1, 2)
@@ -50,7 +50,7 @@ def test_the_presets_grids(recipe, monkeypatch):
     assert {(r.task.length, r.width, r.num_examples) for r in runs} == {(20, 0.125, 100_000)}
     assert parsed.own.out == "runs/chain_medium"
     assert parsed.run.system.population == 3  # seeds together, on JAX
-    named = recipe.RECIPE.parse_all(["--preset", "medium", "--backend", "tensorflow"])
+    named = recipe.COMMAND.parse_all(["--preset", "medium", "--backend", "tensorflow"])
     assert named.run.system.population == 1  # one run after another there
     assert len({r.run_id for r in runs}) == 9 and all("-t1-8-" in r.run_id for r in runs)
     # Flags replace the preset's values; the grid is what is given several values.

@@ -107,7 +107,7 @@ def _linear_cka(x, y):
 def test_a_slow_learner_is_compared_on_its_own_training_set(recipe, trained):
     """The same trained models, with seed 2's curve made to fit late: fast, fast, slow."""
     out, _ = trained
-    parsed = recipe.RECIPE.parse_all([*TINY, "--out", str(out)])
+    parsed = recipe.COMMAND.parse_all([*TINY, "--out", str(out)])
     own, runs = parsed.own, recipe.runs_of(parsed)
     lines = copy.deepcopy(_lines(out))
     curves = {0: [0.5, 1.0, 1.0], 1: [0.4, 1.0, 1.0], 2: [0.1, 0.3, 1.0]}  # epochs 1-3
@@ -149,14 +149,14 @@ def test_a_second_setting_shares_the_folder(recipe, trained):
     assert json.loads((out / "other.json").read_text())["config"]["grid"]["seed"] == [1, 2, 3]
     assert {p.name: p.read_bytes() for p in out.glob("fast_slow*")} == before
     assert json.loads((out / "sweeps/fast_slow.json").read_text())["run_ids"] == [
-        r.run_id for r in recipe.runs_of(recipe.RECIPE.parse_all(TINY))
+        r.run_id for r in recipe.runs_of(recipe.COMMAND.parse_all(TINY))
     ]
 
 
 @pytest.mark.slow
 def test_nothing_fits(recipe, trained):
     out, _ = trained
-    parsed = recipe.RECIPE.parse_all([*TINY, "--out", str(out)])
+    parsed = recipe.COMMAND.parse_all([*TINY, "--out", str(out)])
     own, runs = parsed.own, recipe.runs_of(parsed)
     summary = recipe.analyse(dataclasses.replace(own, threshold=1.0), runs, _lines(out))
     assert summary["fast1"] is None and summary["cka"] == {}
@@ -197,7 +197,7 @@ def test_cka_compares_the_seeds_whose_models_are_there(recipe, trained, tmp_path
     study = tmp_path / "fast_slow"
     ResultsDir(study, create=True).merge(out)
     (study / "config_fast_slow.json").write_bytes((out / "config_fast_slow.json").read_bytes())
-    runs = recipe.runs_of(recipe.RECIPE.parse_all(TINY))
+    runs = recipe.runs_of(recipe.COMMAND.parse_all(TINY))
     for run in runs[1:]:
         shutil.copytree(out / "runs" / run.run_id, study / "runs" / run.run_id)
     summary = recipe.main([*TINY, "--threshold", "0.01", "--out", str(study)])
@@ -228,22 +228,22 @@ def test_cka_compares_the_seeds_whose_models_are_there(recipe, trained, tmp_path
 
 
 def test_presets(recipe):
-    paper, _ = recipe.RECIPE.parse(["--preset", "paper"])
-    mixer, _ = recipe.RECIPE.parse(["--preset", "paper_mixer"])
+    paper, _ = recipe.COMMAND.parse(["--preset", "paper"])
+    mixer, _ = recipe.COMMAND.parse(["--preset", "paper_mixer"])
     assert (paper.model, paper.window, paper.num_examples, paper.epochs) == ("mlp", 3, 300_000, 200)
     assert (mixer.model, mixer.window, mixer.num_examples) == ("mixer", 6, 5_000_000)
     # medium: Appendix E's setting; its runs are the token_sweep holdout medium's App. E runs.
-    medium = recipe.RECIPE.parse_all(["--preset", "medium"])
+    medium = recipe.COMMAND.parse_all(["--preset", "medium"])
     runs = recipe.runs_of(medium)
     assert {(r.window, r.holdout, r.holdout_values, r.num_examples) for r in runs} == {
         (3, 6, (1, 2, 3), 300_000)
     }
     assert [r.seed for r in runs] == list(range(6)) and runs[0].model_kwargs == {}
     sweep = scripts.load("recipes/token_sweep.py")
-    holdout, _ = sweep.build(sweep.RECIPE.parse_all(["--sweep", "holdout", "--preset", "medium"]))
+    holdout, _ = sweep.build(sweep.COMMAND.parse_all(["--sweep", "holdout", "--preset", "medium"]))
     assert {r.run_id for r in runs[:2]} <= {r.run_id for r in holdout}
     # medium_main: Figure 12's setting; seeds 0 and 1 are the holdout study's holdout-0 runs.
-    main_setting = recipe.RECIPE.parse_all(["--preset", "medium_main"])
+    main_setting = recipe.COMMAND.parse_all(["--preset", "medium_main"])
     main = recipe.runs_of(main_setting)
     assert {(r.window, r.holdout, r.num_examples) for r in main} == {(3, 0, 300_000)}
     assert main_setting.own.name != medium.own.name
@@ -271,7 +271,7 @@ def test_bad_config(recipe, tmp_path, flags, match):
 def test_the_widths_flag_is_the_mlps_argument(recipe):
     """``--widths`` (the recipe's older flag) is ``--model.widths``: a flag of the MLP's
     builder only, so another model refuses it as an unknown flag."""
-    parsed = recipe.RECIPE.parse_all(["--widths", "16", "8"])
+    parsed = recipe.COMMAND.parse_all(["--widths", "16", "8"])
     assert all(r.model_kwargs == {"widths": (16, 8)} for r in recipe.runs_of(parsed))
     with pytest.raises(SystemExit):
-        recipe.RECIPE.parse_all(["--model", "mixer", "--widths", "8"])
+        recipe.COMMAND.parse_all(["--model", "mixer", "--widths", "8"])

@@ -124,7 +124,7 @@ def test_a_run_whose_folder_is_elsewhere_keeps_its_measures_from_the_last_summar
 def test_each_variant_says_its_epochs_and_why_when_a_preset_cuts_them(recipe):
     def lines(argv):
         said = []
-        parsed = recipe.RECIPE.parse_all(argv)
+        parsed = recipe.COMMAND.parse_all(argv)
         runs = recipe.runs_of(parsed, parsed.preset, log=said.append)
         return said, {label: run.epochs for label, run in runs}
 
@@ -237,8 +237,8 @@ def test_the_configs_describe_the_runs_trained(trained):
 def test_the_task_placeholder_of_out_is_filled_in(recipe, tmp_path):
     from pvr_keras.cli import ConfigError
 
-    assert recipe.out_folder(recipe.RECIPE.parse_all([]).own) == pathlib.Path("runs/gotu/2parity")
-    own = recipe.RECIPE.parse_all(["--task", "threesym", "--out", "x/{task}-w{transformer_width}"])
+    assert recipe.out_folder(recipe.COMMAND.parse_all([]).own) == pathlib.Path("runs/gotu/2parity")
+    own = recipe.COMMAND.parse_all(["--task", "threesym", "--out", "x/{task}-w{transformer_width}"])
     assert recipe.out_folder(own.own) == pathlib.Path("x/threesym-w0.125")
     # the quick preset (the MLP, seed 1), shortened: into a folder named after the task
     recipe.main(["--num-bits", "8", "--epochs", "1", "--out", str(tmp_path / "{task}")])

@@ -19,8 +19,8 @@ TINY += ["--test-examples", "100", "--train-eval-examples", "100", "--epochs", "
 
 
 def test_presets():
-    paper, paper_own = image_sequence.RECIPE.parse(["--preset", "paper"])
-    quick, quick_own = image_sequence.RECIPE.parse([])
+    paper, paper_own = image_sequence.COMMAND.parse(["--preset", "paper"])
+    quick, quick_own = image_sequence.COMMAND.parse([])
     assert (paper.learning_rate, paper.batch_size, paper.epochs) == (1e-4, 50, 10)
     assert paper.model_kwargs["widths"] == (512, 1024, 512, 64)  # the paper's MLP
     assert paper.model_kwargs["dim"] == 64 and paper.model == "image_sequence"

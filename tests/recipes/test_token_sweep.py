@@ -29,7 +29,7 @@ def recipe():
 
 
 def _build(recipe, *flags):
-    return recipe.build(recipe.RECIPE.parse_all(list(flags)))
+    return recipe.build(recipe.COMMAND.parse_all(list(flags)))
 
 
 def test_paper_grids(recipe):

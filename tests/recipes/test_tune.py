@@ -34,7 +34,7 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
     # Each trial's score again: its saved model on the validation set (128 examples of the
     # train split drawn with seed 1: the run's validation set, not its test set), accuracy
     # counted here.
-    run, own = tune.RECIPE.parse(args)
+    run, own = tune.COMMAND.parse(args)
     hypermodel = tuning.PVRHyperModel(run, val_examples=own.val_examples, models=own.models)
     tuner = tuning.make_tuner(
         "random", hypermodel, directory=str(tmp_path), project_name=folder.name, max_trials=2
@@ -58,7 +58,7 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
     import token_pvr  # recipes/ is on sys.path (above)
 
     argv = shlex.split(saved["train_command"])[2:]
-    trained, _ = token_pvr.RECIPE.parse(argv)
+    trained, _ = token_pvr.COMMAND.parse(argv)
     top = saved["best"][0]["values"]
     assert (trained.optimizer, trained.batch_size, trained.model) == (
         top["optimizer"], top["batch_size"], top["model"],
@@ -81,7 +81,7 @@ def test_random_search_end_to_end_then_resume(tmp_path, capsys):
 
 def test_another_search_in_the_same_project_is_refused(tmp_path):
     folder = tmp_path / "random_mlp_w1_mod_sum_n256"
-    run, own = tune.RECIPE.parse([*TINY, "--window", "2"])
+    run, own = tune.COMMAND.parse([*TINY, "--window", "2"])
     cli.write_config(folder, run, own)
     with pytest.raises(ValueError, match=r"holds a search of another configuration .*window: 2"):
         tune.main([*TINY, "--directory", str(tmp_path), "--project", folder.name])

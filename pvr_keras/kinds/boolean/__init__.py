@@ -16,8 +16,7 @@ The generators draw any Boolean target: a ``BooleanTask``, a ``BooleanFunction``
 kind's ``FunctionTask`` (a function on a seen domain, ``kinds.gotu``), so the gotu kind names
 them as its own. The three make the same examples, bit for bit: example i of a split is a
 pure function of (seed, split, frozen bits, i). The old module paths (``tasks.boolean``,
-``tasks.domains``, ``data.boolean``, ``data.device_boolean``, ``data.seen``) are aliases of
-these modules.
+``tasks.domains``, ``data.seen``) are aliases of these modules.
 
 Importing this package loads only the task (no framework); the kind registers when
 ``pvr_keras.kinds`` loads ``kind``.

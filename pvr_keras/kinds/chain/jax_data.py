@@ -3,7 +3,7 @@ TensorFlow.
 
 The same slots (``keys``), the same splitmix64 bits (``pvr_keras.data.jax_random``, uint32
 pairs), the same draws and the same epoch orders as ``chain_dataset``; ``chain_stream``
-serves the batches to ``model.fit`` as a ``DeviceStream`` (``pvr_keras.data.device_stream``)
+serves the batches to ``model.fit`` as a ``DeviceStream`` (``pvr_keras.data.jax_stream``)
 whose arrays are made, and stay, on the accelerator. Imports JAX and Keras, never TensorFlow.
 """
 
@@ -13,7 +13,7 @@ from jax import lax
 
 from pvr_keras.data import jax_random
 from pvr_keras.data.checks import check_positive, check_size
-from pvr_keras.data.device_stream import DeviceStream, collect
+from pvr_keras.data.jax_stream import DeviceStream, collect
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.chain import keys
 from pvr_keras.kinds.chain.task import ChainTask

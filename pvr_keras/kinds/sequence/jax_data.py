@@ -13,8 +13,8 @@ import numpy as np
 
 from pvr_keras.data import jax_random
 from pvr_keras.data.checks import check_memory, check_positive, check_size
-from pvr_keras.data.device_stream import DeviceStream
-from pvr_keras.data.device_stream import collect as _collect
+from pvr_keras.data.jax_stream import DeviceStream
+from pvr_keras.data.jax_stream import collect as _collect
 from pvr_keras.data.keys import check_seed, check_split
 from pvr_keras.data.request import stream_request
 from pvr_keras.kinds.sequence import keys

@@ -5,7 +5,7 @@ Example ``i`` of a split is the same pure function of (seed, split, holdout, i) 
 (``pvr_keras.data.jax_random``, uint32 pairs), the same multiply-shift draws, holdout windows
 and labels, and the same epoch orders. ``token_stream`` serves the batches to ``model.fit``
 as a ``keras.utils.PyDataset`` whose arrays are made, and stay, on the accelerator
-(``pvr_keras.data.device_stream``); ``token_arrays`` returns the first examples of a split
+(``pvr_keras.data.jax_stream``); ``token_arrays`` returns the first examples of a split
 as NumPy, to compare with ``data.token_arrays``. The JAX twins of the token aggregations
 (``JAX_RULES``) serve the block kind too. This module imports JAX and Keras, never
 TensorFlow.
@@ -26,8 +26,8 @@ import numpy as np
 
 from pvr_keras.data import jax_random
 from pvr_keras.data.checks import check_memory, check_positive, check_size
-from pvr_keras.data.device_stream import DeviceStream
-from pvr_keras.data.device_stream import collect as _collect
+from pvr_keras.data.jax_stream import DeviceStream
+from pvr_keras.data.jax_stream import collect as _collect
 from pvr_keras.data.keys import check_seed, check_split
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.token import keys

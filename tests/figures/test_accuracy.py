@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from pvr_keras.figures.sweeps import _value_label
+from pvr_keras.figures.accuracy import _value_label
 from pvr_keras.runconfig import Run
 from pvr_keras.sweeps import FIGURES, plot, summarise
 from tests.plots import assert_plot
@@ -132,14 +132,14 @@ def test_bars_are_the_range_and_the_epochs_a_run_ran(tmp_path):
 def test_panel_titles_say_the_epochs_ran_and_a_width_every_run_shares(tmp_path, monkeypatch):
     """A panel of a reduced-width model says its width (one for the whole figure, so neither
     a panel nor a line); a width drawn as lines, or varying, is not put in the titles."""
-    import pvr_keras.figures.sweeps as sweeps
+    import pvr_keras.figures.accuracy as accuracy
 
-    assert sweeps.panel_title(["model", "epochs"], ("mixer", 30), [80], 0.125) == (
+    assert accuracy.panel_title(["model", "epochs"], ("mixer", 30), [80], 0.125) == (
         "mixer at 0.125x the paper's width\nepochs=30 (ran 80)"
     )
-    assert sweeps.panel_title(["model", "epochs"], ("mlp", 30), [30]) == "mlp\nepochs=30"
+    assert accuracy.panel_title(["model", "epochs"], ("mlp", 30), [30]) == "mlp\nepochs=30"
     titles = []
-    monkeypatch.setattr(sweeps, "panel_title", lambda *a: titles.append(a) or "t")
+    monkeypatch.setattr(accuracy, "panel_title", lambda *a: titles.append(a) or "t")
     narrow = [record(0.9, model="mixer", width=0.125, num_examples=n) for n in (500, 5000)]
     plot(narrow, FIGURES["size_window"], tmp_path / "a.png")
     assert [t[-1] for t in titles] == [0.125]
