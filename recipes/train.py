@@ -25,7 +25,8 @@ class Own:
     kind: str = dataclasses.field(
         default="token",
         metadata={
-            "help": "task kind: token, block, sequence, boolean or 'module:ATTRIBUTE' of yours"
+            "help": "task kind: token, block, sequence, boolean, gotu, chain or "
+            "'module:ATTRIBUTE' of yours"
         },
     )
     out: str = cli.out_field("runs/train/{kind_name}/{model_name}_n{num_examples}_s{seed}")

@@ -63,7 +63,8 @@ class Own:
     kind: str = dataclasses.field(
         default="token",
         metadata={
-            "help": "task kind: token, block, sequence, boolean or 'module:ATTRIBUTE' of yours"
+            "help": "task kind: token, block, sequence, boolean, gotu, chain or "
+            "'module:ATTRIBUTE' of yours"
         },
     )
     tuner: str = dataclasses.field(

@@ -3,7 +3,8 @@
 Two families. ``token`` rules (the token, image-sequence and block tasks) take the window's
 values, (N, w) ints in [0, num_values), and ``num_values``; they return (N,) int labels in
 the same range. The paper names them (Figure 16) but not their ties; the tie rules are pinned
-here (README's "Semantics pinned beyond the paper"; ``tests/tasks/test_token.py`` checks them):
+here (docs/guide.md, "Semantics pinned beyond the paper"; ``tests/tasks/test_token.py``
+checks them):
 
 - ``mod_sum``: sum of the window modulo ``num_values``.
 - ``median``: the lower middle value of the sorted window when the window is even.
