@@ -24,10 +24,14 @@ def _epoch_axis(ax):
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
 
 
-def learning_curve(history, path, title=""):
+LOSSES = {"accuracy": "cross-entropy", "mse": "mean squared error"}  # by the run's metric
+
+
+def learning_curve(history, path, title="", metric="accuracy"):
     """Saves train/test accuracy and loss per epoch as a PNG at ``path``, with the
     validation set's where the history holds any (``validation_accuracy`` /
-    ``validation_loss``: a run trained with one), on whole-epoch ticks."""
+    ``validation_loss``: a run trained with one), on whole-epoch ticks; the loss axis names
+    the loss of the run's ``metric`` (classification: cross-entropy; ``mse``: squared error)."""
     epochs = history["epoch"]
     fig = Figure(figsize=(10, 3.8))
     acc, loss = fig.subplots(1, 2)
@@ -50,7 +54,7 @@ def learning_curve(history, path, title=""):
         ax.grid(alpha=0.3)
     acc.set(xlabel="epoch", ylabel="accuracy", ylim=(0, 1.02), title="accuracy")
     acc.legend(fontsize=8, loc="lower right")
-    loss.set(xlabel="epoch", ylabel="cross-entropy", yscale="log", title="loss")
+    loss.set(xlabel="epoch", ylabel=LOSSES[metric], yscale="log", title="loss")
     loss.legend(fontsize=8)
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()

@@ -432,7 +432,7 @@ def _finish(run, final_evals):
     record["wall_time_s"] = run.elapsed()
     records.write_record(run.out_dir, record)
     if history["epoch"]:
-        learning_curve(history, run.out_dir / "learning_curve.png", title)
+        learning_curve(history, run.out_dir / "learning_curve.png", title, run.data.metric)
     if not keep_checkpoint:
         run.checkpoint.remove()
     return record

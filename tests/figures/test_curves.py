@@ -83,3 +83,11 @@ def test_the_seeds_curves_have_whole_epoch_ticks(drawn, tmp_path):
     curves.fast_slow_curves(runs, speeds, tmp_path / "f.png", threshold=0.9)
     for ax in drawn[0].axes:
         _ticks_are_whole(ax)
+
+
+def test_the_loss_axis_names_the_runs_loss(drawn, tmp_path):
+    # A Boolean or GOTU run trains on mean squared error, not cross-entropy.
+    curves.learning_curve(history(), tmp_path / "c.png", "classes")
+    curves.learning_curve(history(), tmp_path / "r.png", "regression", metric="mse")
+    assert drawn[0].axes[1].get_ylabel() == "cross-entropy"
+    assert drawn[1].axes[1].get_ylabel() == "mean squared error"
