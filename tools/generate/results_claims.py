@@ -123,7 +123,7 @@ ROWS = [
      "learning rates; this explains length-generalisation failures (parity trained on a "
      "Hamming ball); the Degree-Curriculum needs fewer steps for parity", gotu.gotu,
      "their tasks, models and settings per model (tools/studies/gotu_study.sh); seed 1 on "
-     "TensorFlow on a 2-core CPU, seeds 2-3 mostly on JAX on one H200 (theirs: seeds 1-10); the "
+     "TensorFlow on a 2-core CPU, seeds 2-3 on JAX where recorded (theirs: seeds 1-10); the "
      "Transformer at width 1/8 (dim 32); their Adam runs (every Transformer, lengthgen, "
      "full16parity) without their coupled weight decay 0.001 and at Keras's epsilon 1e-7 "
      "(theirs 1e-8; both now options: --coupled-weight-decay, --adam-epsilon); the random "

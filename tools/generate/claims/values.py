@@ -103,11 +103,37 @@ def _value_functions(r):
             raise LookupError(f"{len(found)} items with {where}, expected 1")
         return found[0]
 
+    def where(items, **fields):
+        """The items of a list of records whose fields equal ``fields`` (at least one)."""
+        found = [x for x in items if all(x.get(k) == v for k, v in fields.items())]
+        if not found:
+            raise LookupError(f"no item with {fields}")
+        return found
+
+    def backends(records):
+        """Which backend trained each seed's runs, as the records say: ``seed 1: tensorflow;
+        seeds 2-3: jax`` (a seed of mixed backends counts them: ``2 jax, 7 tensorflow``)."""
+        by_seed = {}
+        for x in records:
+            by_seed.setdefault(x["seed"], []).append(x["backend"])
+        said = {}
+        for seed, found in sorted(by_seed.items()):
+            kinds = sorted(set(found))
+            mixed = ", ".join(f"{found.count(k)} {k}" for k in kinds)
+            said.setdefault(kinds[0] if len(kinds) == 1 else mixed, []).append(seed)
+        parts = []
+        for text, seeds in said.items():
+            name = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {span(seeds, str)}"
+            parts.append(f"{name}: {text}")
+        return "; ".join(parts)
+
     def share(counts, i):
         """counts[i] as a share of all the counts."""
         return counts[i] / sum(counts)
 
-    return {"run": run, "runs": runs, "summary": summary, "pick": pick, "analysis": analysis,
+    return {"run": run, "runs": runs, "summary": summary, "pick": pick, "where": where,
+            "backends": backends,
+            "at": lambda lists, i: [x[i] for x in lists], "analysis": analysis,
             "share": share,
             "least": min, "most": max, "joined": lambda *lists: [x for xs in lists for x in xs],
             "ball": lambda d, k: sum(math.comb(d, j) for j in range(k + 1)) / 2**d,
