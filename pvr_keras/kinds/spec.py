@@ -187,11 +187,12 @@ class TaskKind:
             ``task.label`` is the NumPy rule.
         models: the model kind it trains (``MODEL_KINDS``).
         recipe: its default ``TrainRecipe`` (training section defaults).
-        dataset: ``"module:function"`` of its tf.data generator: ``f(request)`` of a
-            ``data.request.StreamRequest`` (the library's take one), which the library calls
-            with the request's fields, ``f(task, n, *, split, seed, holdout, batch_size,
-            shuffle, epochs, first_epoch)`` (+ ``data_dir`` with ``images``) -> batches of
-            (x, y); a generator of yours may take just these.
+        dataset: ``"module:function"`` of its tf.data generator: ``f(request, /)`` of a
+            ``data.request.StreamRequest`` (the library's take one: checked when it was made,
+            its holdout included, it is passed on as it is), or ``f(task, n, *, split, seed,
+            holdout, batch_size, shuffle, epochs, first_epoch)`` (+ ``data_dir`` with
+            ``images``) -> batches of (x, y), which the library calls with the request's
+            fields: a generator of yours may take just these.
         device: the JAX twin of ``dataset`` (same signature, same examples), or None.
         arrays: ``"module:function"`` ``f(task, n, *, split, seed, holdout)`` -> (x, y, ...).
         model_arguments: ``task -> dict``: the builder's task arguments.

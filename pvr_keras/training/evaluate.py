@@ -77,15 +77,17 @@ class FinishedRun:
             a regression kind, ``metric="mse"``, the mean squared error and, as accuracy, the
             fraction of predictions within 0.5 of the label): training's metrics.
         """
+        from pvr_keras.data.request import StreamRequest
         from pvr_keras.training import inputs
 
         run = self.with_fields(**fields)
         num_examples = num_examples or run.data.test_examples
-        dataset = inputs.stream(
-            run.kind, run.task, split, num_examples, seed=run.data.seed, holdout=run.data.holdout,
-            batch_size=batch_size or run.spec.eval_batch_size,
-            input=inputs.default_input(run.kind), data_dir=data_dir or self.data_dir(),
+        request = StreamRequest(
+            run.task, num_examples, split, run.data.seed, run.data.holdout,
+            batch_size or run.spec.eval_batch_size, shuffle=False,
+            data_dir=data_dir or self.data_dir(),
         )  # fmt: skip
+        dataset = inputs.stream(run.kind, request, input=inputs.default_input(run.kind))
         result = self._for_evaluation().evaluate(dataset, verbose=0, return_dict=True)
         return {
             "split": split,

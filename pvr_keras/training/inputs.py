@@ -31,6 +31,7 @@ import functools
 import keras
 
 from pvr_keras import kinds
+from pvr_keras.data.request import FIELDS, StreamRequest, takes_request
 from pvr_keras.references import resolve
 from pvr_keras.runconfig import INPUTS, MAX_SEED
 from pvr_keras.training.loop import TrainData
@@ -66,37 +67,38 @@ def validation_seed(seed):
     return (seed + 1) % MAX_SEED
 
 
-def stream(
-    kind, task, split, num_examples, *, seed, holdout, batch_size, input="tfdata",
-    data_dir=None, first_epoch=None,
-):  # fmt: skip
-    """A stream of ``num_examples`` examples of ``task``: batches of ``(x, y)``.
+def stream(kind, request, *, input="tfdata"):
+    """A stream of the examples ``request`` asks for: batches of ``(x, y)``.
 
     Args:
         kind: a task kind name or ``kinds.TaskKind``.
-        task: the kind's task.
-        split: ``"train"`` or ``"test"``.
-        seed, holdout: the stream's seed and holdout (checked against the task).
-        batch_size: examples per batch.
+        request: a ``data.request.StreamRequest`` of the kind's task (checked when it was
+            made, its holdout included): its split, size, seed, holdout, batch and order
+            (``shuffle=False, epochs=1``: one pass in index order, an evaluation;
+            ``shuffle=True, epochs=None, first_epoch=e``: a training stream, reshuffled by its
+            epoch number and repeating forever from epoch ``e``, so a resumed run sees the
+            same order); ``data_dir`` for image kinds.
         input: ``"tfdata"`` or ``"device"`` (see the module docstring).
-        data_dir: TFDS data dir of image kinds.
-        first_epoch: None: one pass in index order (an evaluation); an epoch number: a
-            training stream, reshuffled by its epoch number and repeating forever from that
-            epoch (so a resumed run sees the same order).
+
+    The kind's generator is given the request itself, or its fields (a generator of yours
+    that takes ``(task, num_examples, **fields)``; a field left ``None`` is left to its
+    default).
 
     Example:
-        >>> test = stream("token", TokenTask(window=2), "test", 5_000, seed=0, holdout=0,
-        ...               batch_size=4096)
+        >>> test = stream("token", StreamRequest(TokenTask(window=2), 5_000, split="test",
+        ...                                      batch_size=4096, shuffle=False))
     """
     spec = kinds.kind(kind)
     source = spec.stream(check_input(input))
-    extra = {"data_dir": data_dir} if spec.images else {}
-    if first_epoch is None:
-        order = {"shuffle": False}
-    else:
-        order = {"shuffle": True, "epochs": None, "first_epoch": first_epoch}
-    return source(task, num_examples, split=split, seed=seed, holdout=spec.check(task, holdout),
-                  batch_size=batch_size, **extra, **order)  # fmt: skip
+    if takes_request(source):
+        return source(request)
+    fields = {name: getattr(request, name) for name in FIELDS[2:]}  # after task, num_examples
+    for name in ("holdout", "batch_size"):
+        if fields[name] is None:  # the generator's default
+            del fields[name]
+    if not spec.images:
+        del fields["data_dir"]
+    return source(request.task, request.num_examples, **fields)
 
 
 def train_data(
@@ -126,6 +128,7 @@ def train_data(
     Args:
         kind: a task kind name or ``kinds.TaskKind`` (``"token"``, ``"block"``, ...).
         task: the kind's task.
+        holdout: the kind's holdout setting (checked by the kind's ``check``).
         validation_examples: size of the validation set (default ``min(test_examples,
             VALIDATION_EXAMPLES)``; 0: none, and Keras reports no ``val_*``).
         input: ``"tfdata"`` or ``"device"`` (see the module docstring).
@@ -138,54 +141,73 @@ def train_data(
     """
     spec = kinds.kind(kind)
     check_input(input)
-    holdout = spec.check(task, holdout)
-    eval_batch = eval_batch_size or spec.eval_batch_size
+    request = StreamRequest(task, num_examples, "train", seed, spec.check(task, holdout),
+                            batch_size, epochs=None, data_dir=data_dir)  # fmt: skip
+    return _streams(spec, request, test_examples=test_examples,
+                    train_eval_examples=train_eval_examples,
+                    validation_examples=validation_examples, eval_batch_size=eval_batch_size,
+                    input=input)  # fmt: skip
+
+
+def run_data(run, input=None, *, validation_examples=None):
+    """The streams of a ``runconfig.Run`` (its system's input, or ``input``): one request
+    of the run's training set (checked once), from which every other set is derived."""
+    data, input = run.data, check_input(input or run_input(run))
+    request = StreamRequest(
+        run.task,
+        data.num_examples,
+        "train",
+        data.seed,
+        data.holdout,
+        run.train.batch_size,
+        epochs=None,
+        data_dir=run.system.data_dir,
+    )
+    return _streams(run.spec, request, test_examples=data.test_examples,
+                    train_eval_examples=data.train_eval_examples,
+                    validation_examples=validation_examples, input=input)  # fmt: skip
+
+
+def _streams(spec, train, *, test_examples, train_eval_examples, validation_examples,
+             eval_batch_size=None, input):  # fmt: skip
+    """The ``TrainData`` of the training request ``train`` (``shuffle=True, epochs=None``):
+    each other set is ``train`` with the fields that differ replaced (only they are checked
+    again)."""
+    evaluation = train.replace(batch_size=eval_batch_size or spec.eval_batch_size,
+                               shuffle=False, epochs=1)  # fmt: skip
     if validation_examples is None:
         validation_examples = min(test_examples, VALIDATION_EXAMPLES)
 
-    def make(split, size, *, seed=seed, holdout=holdout, batch_size=eval_batch, **kwargs):
-        return stream(spec, task, split, size, seed=seed, holdout=holdout,
-                      batch_size=batch_size, input=input, data_dir=data_dir, **kwargs)  # fmt: skip
+    def make(request):
+        return stream(spec, request, input=input)
 
     def make_train(first_epoch):
-        return make("train", num_examples, batch_size=batch_size, first_epoch=first_epoch)
+        return make(train.replace(first_epoch=first_epoch))
 
-    test = make("test", test_examples)
-    train_eval = make("train", min(num_examples, train_eval_examples))
+    test = evaluation.replace(split="test", num_examples=test_examples)
+    test_stream = make(test)
+    train_eval = make(evaluation.replace(num_examples=min(train.num_examples,
+                                                          train_eval_examples)))  # fmt: skip
     validation = None
     if validation_examples:
-        validation = make("train", validation_examples, seed=validation_seed(seed))
+        validation = make(evaluation.replace(num_examples=validation_examples,
+                                             seed=validation_seed(train.seed)))  # fmt: skip
     arrays = None
     if spec.models == "bits":  # the training set as NumPy (the Degree-Curriculum's)
-        arrays = functools.partial(_arrays, spec.arrays, task, num_examples, seed, holdout)
-    data = TrainData(make_train, num_examples, test, train_eval, input=input,
-                     batch_size=batch_size, metric=spec.metric,
+        arrays = functools.partial(_arrays, spec.arrays, train.task, train.num_examples,
+                                   train.seed, train.holdout)  # fmt: skip
+    data = TrainData(make_train, train.num_examples, test_stream, train_eval, input=input,
+                     batch_size=train.batch_size, metric=spec.metric,
                      validation=validation, arrays=arrays)  # fmt: skip
-    if holdout and spec.iid_eval:
-        data.final_evals["iid_test"] = make("test", test_examples, holdout=spec.check(task, 0))
+    if train.holdout and spec.iid_eval:
+        # holdout None: the generator's "no holdout" (0; False for blocks), nothing to check
+        data.final_evals["iid_test"] = make(test.replace(holdout=None))
     return data
 
 
 def _arrays(ref, task, num_examples, seed, holdout):
     """The training split as NumPy arrays, by the kind's ``arrays`` (imported when asked)."""
     return resolve(ref)(task, num_examples, split="train", seed=seed, holdout=holdout)[:2]
-
-
-def run_data(run, input=None, *, validation_examples=None):
-    """The streams of a ``runconfig.Run`` (its system's input, or ``input``)."""
-    return train_data(
-        run.kind,
-        run.task,
-        run.data.num_examples,
-        test_examples=run.data.test_examples,
-        batch_size=run.train.batch_size,
-        seed=run.data.seed,
-        holdout=run.data.holdout,
-        data_dir=run.system.data_dir,
-        train_eval_examples=run.data.train_eval_examples,
-        validation_examples=validation_examples,
-        input=input or run_input(run),
-    )
 
 
 def run_input(run):

@@ -6,7 +6,6 @@ happens at each epoch's end in ``training.epochs``.
 
 import contextlib
 import dataclasses
-import json
 import os
 import pathlib
 import shutil
@@ -105,93 +104,107 @@ class _Run:
 
 
 def train(
-    build_model,
-    data,
-    recipe,
+    run,
     out_dir,
     *,
-    config=None,
-    seed=0,
+    input=None,
+    build_model=None,
+    data=None,
     verbose="auto",
     keep_checkpoint=False,
-    title="",
+    title=None,
     save_model=False,
-    devices=None,
     distribution=None,
     callbacks=None,
-    extra=None,
-    steps_per_execution=None,
     defer=False,
 ):
-    """Trains a model with a recipe and writes its run record into ``out_dir``.
+    """Trains a ``runconfig.Run`` and writes its run record into ``out_dir``.
 
-    Started again with the same arguments after being killed, it continues from the last
-    completed epoch (weights, optimizer state, history) and says so in the record
-    (``resumed``). A folder whose run already completed is not trained again: its record is
-    returned. With ``recipe.curriculum_leap`` > 0 it trains by the Degree-Curriculum
-    (``training.curriculum``: ``data.arrays`` of bits, one device), its stages in the
-    record's ``curriculum``.
+    Everything the run says comes from it: the recipe (its ``train`` section), the seed, the
+    record's config (its identity, ``runconfig.identity``) and task ``kind``, the devices and
+    steps per execution (its ``system``), the model (its architecture and task) and the
+    streams (``inputs.run_data``). Started again with the same arguments after being killed,
+    it continues from the last completed epoch (weights, optimizer state, history) and says
+    so in the record (``resumed``). A folder whose run already completed is not trained
+    again: its record is returned. With ``curriculum_leap`` > 0 it trains by the
+    Degree-Curriculum (``training.curriculum``: ``data.arrays`` of bits, one device), its
+    stages in the record's ``curriculum``.
 
     Args:
-        build_model: ``() -> keras.Model`` (called after seeding, so the seed fixes the init).
-        data: ``TrainData``.
-        recipe: ``TrainRecipe``.
+        run: the ``runconfig.Run``.
         out_dir: run folder.
-        config: JSON-ready dict describing the run (the recipe's resolved config); a folder
-            holding a different config is refused rather than mixed.
-        seed: seeds Keras (weights, dropout) for this run.
+        input: ``"device"`` or ``"tfdata"`` (the run's streams): default the run's
+            ``system.input``, else device input on the JAX backend and tf.data on TensorFlow;
+            the examples, hence the results, are the same.
+        build_model: ``() -> keras.Model`` instead of the run's model (called after seeding,
+            so the seed fixes the init).
+        data: ``TrainData`` instead of the run's streams (of the recipe's batch size).
         verbose: Keras ``fit`` verbosity; ``"auto"`` (the default): a progress bar on a
             terminal, one line per epoch when the output goes to a file or a pipe.
         keep_checkpoint: keep the resume checkpoint after the run (else it is removed).
-        title: title of the learning-curve plot.
+        title: title of the learning-curve plot (default: the run id).
         save_model: also save the trained model as ``out_dir/model.keras`` (for analyses).
-        devices: devices to train on, data-parallel (``distribute.setup``): ``None`` all
-            accelerators, else the CPU; N the first N devices. The global batch is the recipe's.
         distribution: a ``distribute.Placement`` made by ``distribute.setup`` at the start of
-            the program (needed for multi-host runs), instead of ``devices``.
+            the program (needed for multi-host runs), instead of the run's ``devices`` (None:
+            all accelerators, else the CPU; N the first N devices, data-parallel; the global
+            batch is the recipe's).
         callbacks: more Keras callbacks for ``fit`` (e.g. ``keras.callbacks.TensorBoard``,
             ``EarlyStopping``), called after the run's own, which records and checkpoints
             each epoch (so a resumed run continues with what they saw).
-        extra: more JSON-ready entries for the record (``runs.run`` adds the task ``kind``).
-        steps_per_execution: training steps per compiled call (default
-            ``STEPS_PER_EXECUTION``, at most an epoch's); the same steps and results, recorded
-            in the run record, not in its config (a run may resume with another).
+
+    The record also says how the run ran: its ``system`` section, ``engine_choice`` (how
+    this process's backend was chosen), ``model_source`` / ``kind_source`` /
+    ``aggregation_source`` (a builder, kind or aggregation given by file) and
+    ``steps_per_execution`` (not in its config: a run may resume with another).
 
     Returns:
         The run record dict (also in ``out_dir/record.json``).
     """
-    config = json.loads(json.dumps(config or {}, default=str))  # as it reads back from JSON
-    if getattr(data, "batch_size", None) not in (None, recipe.batch_size):
+    from pvr_keras.runconfig import Run
+    from pvr_keras.training import inputs, runs
+
+    if not isinstance(run, Run):
+        raise ValueError(
+            f"training.train takes a runconfig.Run (Run.make(kind, **fields)) and the out "
+            f"folder: train(run, out, build_model=..., data=...); received "
+            f"{type(run).__name__}"
+        )
+    recipe, config = run.train, run.to_dict()
+    if distribution is None:
+        distribution = distribute.setup(run.system.devices)
+    if data is None:
+        run.spec.prepare_data(run.task, run.system.data_dir, download=run.system.download)
+        data = inputs.run_data(run, input)
+    elif getattr(data, "batch_size", None) not in (None, recipe.batch_size):
         raise ValueError(
             f"the training streams were made with batch_size={data.batch_size} but the recipe "
             f"has batch_size={recipe.batch_size}: give the run one batch size"
         )
-    if distribution is None:
-        distribution = distribute.setup(devices)
-    elif devices is not None:
-        raise ValueError(f"give devices or distribution, not both; received devices={devices}")
+    if build_model is None:
+        build_model = runs.model_builder(run)
     data = distribution.distribute_data(data)
     per_call = resolve_steps_per_execution(
-        steps_per_execution, recipe.steps_per_epoch(data.num_examples),
+        run.system.steps_per_execution, recipe.steps_per_epoch(data.num_examples),
         limit=distribution.max_steps_per_execution,
     )  # fmt: skip
     if recipe.curriculum_leap:
-        _check_curriculum(data, distribution, (extra or {}).get("kind"))
+        _check_curriculum(data, distribution)
         per_call = 1  # its epochs have as many steps as their stage's examples
-    options = _Options(recipe, config, seed, verbose, keep_checkpoint, title, save_model,
-                       list(callbacks or []), dict(extra or {}), per_call)  # fmt: skip
-    run = _Run(distribution.run_dir(out_dir), data, options)
-    run.checkpoint.check()  # a link or a file at checkpoint/: refused before any training
-    found = _finished_record(run, config)  # read-only: a refused or finished folder stays as is
+    options = _Options(recipe, config, run.data.seed, verbose, keep_checkpoint,
+                       title or run.run_id, save_model, list(callbacks or []),
+                       runs.record_entries(run), per_call)  # fmt: skip
+    folder = _Run(distribution.run_dir(out_dir), data, options)
+    folder.checkpoint.check()  # a link or a file at checkpoint/: refused before any training
+    found = _finished_record(folder, config)  # read-only: a refused or finished folder stays
     if found is not None:
         return found
-    prepared = Prepared(run, build_model, distribution)
+    prepared = Prepared(folder, build_model, distribution)
     if defer:
         return prepared
     with prepared.locked() as found:  # one process per run folder
         if found is not None:
             return found
-        return _train(run, build_model, distribution)
+        return _train(folder, build_model, distribution)
 
 
 @dataclasses.dataclass
@@ -365,14 +378,15 @@ def end(run, model, distribution):
     return _finish(run, final_evals)
 
 
-def _check_curriculum(data, distribution, kind=None):
+def _check_curriculum(data, distribution):
     """The Degree-Curriculum trains on examples of bits (``TrainData.arrays``), on one
-    device."""
+    device. (A run of a kind of other inputs is refused when it is made: ``runconfig.Run``;
+    here, streams given for it that are not.)"""
     if data.arrays is None:
-        what = f"the {kind} kind's inputs are not" if kind else "these streams have no"
         raise ValueError(
-            f"the Degree-Curriculum (curriculum_leap > 0) orders examples by their number of -1 "
-            f"bits: it needs a kind whose inputs are bits (boolean, gotu); {what} arrays of bits"
+            "the Degree-Curriculum (curriculum_leap > 0) orders examples by their number of -1 "
+            "bits: it needs a kind whose inputs are bits (boolean, gotu); these streams have no "
+            "arrays of bits"
         )
     if distribution.num_replicas > 1:
         raise ValueError(

@@ -163,17 +163,15 @@ def run_population(runs, *, size=None, input=None, save_model=True, verbose=0,
         callbacks: ``run -> list of Keras callbacks`` for each member (or None).
         log: where the population's progress lines go.
     """
-    from pvr_keras.training import runs as runs_module
-
     runs = list(runs)
     by_id = {id(run): (run, out) for run, out in runs}
     size = size or max(len(runs), 1)
     records = {}
     for group in groups([run for run, _ in runs], size):
         arguments = [
-            runs_module.train_arguments(
-                run,
-                by_id[id(run)][1],
+            dict(
+                run=run,
+                out_dir=by_id[id(run)][1],
                 input=input,
                 save_model=save_model,
                 verbose=verbose,
@@ -208,8 +206,8 @@ class _Member:
 
 
 def train(arguments, *, log=print):
-    """Trains the runs of ``arguments`` (``training.train`` keyword arguments each, as
-    ``runs.train_arguments`` makes them) as one population; returns their records in order.
+    """Trains the runs of ``arguments`` (``training.train`` keyword arguments each: the
+    ``run``, its ``out_dir`` and options) as one population; returns their records in order.
     A run already finished is returned as it is; a Degree-Curriculum run trains alone."""
     import keras
 
@@ -224,7 +222,7 @@ def train(arguments, *, log=print):
     results = [None] * len(arguments)
     prepared = []
     for i, kwargs in enumerate(arguments):
-        if kwargs["recipe"].curriculum_leap:
+        if kwargs["run"].train.curriculum_leap:
             log(f"{kwargs['out_dir']}: the Degree-Curriculum changes its training set per "
                 f"stage, so this run trains alone, not in the population")  # fmt: skip
             results[i] = loop.train(**kwargs)

@@ -4,8 +4,9 @@
     from pvr_keras.training import runs
     record = runs.run(Run.make("token", window=2, num_examples=30_000), "runs/w2")
 
-``run`` builds the kind's task, streams and model (a registered name or a builder
-reference), trains with ``training.train`` (records, checkpoints, resume) and saves the model.
+``run`` trains it with ``training.train`` (which builds the kind's task, streams and model, a
+registered name or a builder reference, from the run; records, checkpoints, resume) and saves
+the model.
 The recipes, the sweep engine, fast_slow and the benchmark all train through it, so a run of
 a given config is the same run whichever of them starts it.
 """
@@ -21,33 +22,28 @@ from pvr_keras.errors import ConfigError
 
 def run(run, out, *, input=None, title=None, save_model=True, verbose=0, distribution=None,
         callbacks=None):  # fmt: skip
-    """Trains one ``runconfig.Run`` into ``out``; returns its run record.
+    """Trains one ``runconfig.Run`` into ``out`` (``training.train``, saving the model and
+    quiet by default); returns its run record.
 
     Args:
         run: the ``Run`` (any kind).
         out: run folder.
-        input: ``"device"`` or ``"tfdata"``; default the run's ``system.input``, else device
-            input on the JAX backend and tf.data on TensorFlow. The examples, hence the
-            results, are the same.
-        title: title of the learning-curve plot (default: the run id).
-        save_model, verbose, distribution, callbacks: as ``training.train``; without a
-            ``distribution``, the run's ``system.devices``.
+        input, title, save_model, verbose, distribution, callbacks: as ``training.train``;
+            without a ``distribution``, the run's ``system.devices``.
 
     The record's ``config`` is the run's identity (``runconfig.identity``), its ``kind`` the
     task kind, ``system`` how it ran (data dir, input asked for), ``engine_choice`` how its
     backend was chosen (``engines.choice``), and ``model_source`` /
     ``kind_source`` / ``aggregation_source`` the absolute path of a builder, kind or
-    aggregation given by file.
+    aggregation given by file (``record_entries``).
     """
     from pvr_keras import training
 
-    arguments = train_arguments(run, out, input=input, title=title, save_model=save_model,
-                                verbose=verbose, distribution=distribution,
-                                callbacks=callbacks)  # fmt: skip
+    arguments = dict(run=run, out_dir=out, input=input, title=title, save_model=save_model,
+                     verbose=verbose, distribution=distribution, callbacks=callbacks)  # fmt: skip
     if getattr(_deferring, "on", False):  # collected for a population (``deferring``)
         return Deferred(arguments)
-    leading = [arguments.pop(name) for name in ("build_model", "data", "recipe", "out_dir")]
-    return training.train(*leading, **arguments)
+    return training.train(**arguments)
 
 
 @dataclasses.dataclass
@@ -74,40 +70,26 @@ def deferring():
         _deferring.on = before
 
 
-def train_arguments(run, out, *, input=None, title=None, save_model=True, verbose=0,
-                    distribution=None, callbacks=None):  # fmt: skip
-    """The keyword arguments of ``training.train`` for a ``run`` into ``out`` (``run``'s
-    arguments; the kind's data prepared if needed): what ``run`` trains, and what a
-    population (``training.population``) trains with others."""
+def model_builder(run):
+    """``() -> keras.Model``: the run's model built for its task (``run.model_arguments``)."""
     from pvr_keras import models
-    from pvr_keras.training.inputs import run_data
 
-    spec = run.spec
-    spec.prepare_data(run.task, run.system.data_dir, download=run.system.download)  # if needed
-    data = run_data(run, input)
     arguments = run.model_arguments()
-    return dict(
-        build_model=lambda: models.get(run.model, **arguments),
-        data=data,
-        recipe=run.train,
-        out_dir=out,
-        config=run.to_dict(),
-        seed=run.data.seed,
-        verbose=verbose,
-        title=title or run.run_id,
-        save_model=save_model,
-        devices=None if distribution is not None else run.system.devices,
-        distribution=distribution,
-        callbacks=callbacks,
-        steps_per_execution=run.system.steps_per_execution,
-        extra={
-            "kind": spec.name,
-            **({"metric": spec.metric} if spec.metric != "accuracy" else {}),
-            "system": dataclasses.asdict(run.system),
-            **engine_choice(),
-            **sources(run),
-        },  # fmt: skip
-    )
+    return lambda: models.get(run.model, **arguments)
+
+
+def record_entries(run):
+    """The entries of a run's record beside its config: the task ``kind`` (its name),
+    ``metric`` (a regression kind), the ``system`` section, ``engine_choice`` and the
+    ``*_source`` paths (``sources``)."""
+    spec = run.spec
+    return {
+        "kind": spec.name,
+        **({"metric": spec.metric} if spec.metric != "accuracy" else {}),
+        "system": dataclasses.asdict(run.system),
+        **engine_choice(),
+        **sources(run),
+    }
 
 
 def engine_choice():

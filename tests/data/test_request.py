@@ -62,3 +62,45 @@ def test_bad_requests_say_what_is_wrong():
     with pytest.raises(ValueError, match="give a StreamRequest, or a task and num_examples"):
         token.token_dataset(task)
     assert FIELDS[:2] == ("task", "num_examples")
+
+
+def test_a_request_checks_itself_once_and_replace_checks_what_it_changes(monkeypatch):
+    checked, check = [], TokenTask.check_holdout
+
+    def counted(task, holdout):
+        checked.append(holdout)
+        return check(task, holdout)
+
+    monkeypatch.setattr(TokenTask, "check_holdout", counted)
+    request = StreamRequest(TokenTask(window=2), 300, holdout=np.int64(1), batch_size=128)
+    assert checked == [1] and type(request.holdout) is int  # checked and normalised
+    test = request.replace(split="test", num_examples=100, seed=2, shuffle=False)
+    assert checked == [1] and test.holdout == 1  # the holdout unchanged: not checked again
+    x, _ = next(iter(token.token_dataset(test)))  # the generator takes it as it is
+    assert checked == [1] and len(x) == 100
+    assert request.replace(holdout=2).holdout == 2 and checked == [1, 2]
+    assert request.replace(task=TokenTask(window=3)).holdout == 1 and checked == [1, 2, 1]
+    stream_request(request.replace(holdout=None), batch_size=64)  # the generator's default
+    assert checked == [1, 2, 1]
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"holdout": 3}, r"holdout must be in 0..window! = 0..2 for window 2; received 3"),
+        ({"holdout": "1"}, r"holdout must be an integer in 0..2; received '1'"),
+        ({"num_examples": 0}, "num_examples must be a positive integer; received 0"),
+        ({"split": "validation"}, "split must be one of"),
+        ({"seed": -1}, "seed must be a non-negative integer; received -1"),
+        ({"batch_size": 0}, "batch_size must be a positive integer; received 0"),
+        ({"epochs": 0}, "epochs must be a positive integer or None; received 0"),
+    ],
+)
+def test_a_bad_field_is_refused_when_the_request_is_made_or_changed(fields, message):
+    made = {"task": TokenTask(window=2), "num_examples": 10, **fields}
+    with pytest.raises(ValueError, match=message):
+        StreamRequest(**made)
+    with pytest.raises(ValueError, match=message):
+        StreamRequest(TokenTask(window=2), 10).replace(**fields)
+    with pytest.raises(ValueError, match=message):
+        token.token_dataset(**made)  # a request made of the fields

@@ -1,7 +1,6 @@
 """Every recipe checks its flags before TensorFlow loads or a file is written; run folders are
 never modified by a refused run; one process per run folder; exit status says how it went."""
 
-import dataclasses
 import json
 import os
 import pathlib
@@ -207,18 +206,11 @@ def test_user_callbacks_optimizer_and_tensorboard(tmp_path):
             seen.append((epoch, round(float(logs["loss"]), 6)))
 
     # training.train passes user callbacks through to fit, after its own.
-    from pvr_keras import models
-    from pvr_keras.tasks import TokenTask
-    from pvr_keras.training.inputs import train_data
+    from pvr_keras.runconfig import Run
 
-    record = training.train(
-        models.mlp,
-        train_data("token", TokenTask(), 2048, test_examples=300, batch_size=1024),
-        dataclasses.replace(training.TOKEN, epochs=2, min_steps=0, warmup_epochs=0),
-        tmp_path / "api",
-        callbacks=[Epochs()],
-        verbose=0,
-    )
+    run = Run.make("token", num_examples=2048, test_examples=300, epochs=2, min_steps=0,
+                   warmup_epochs=0)  # fmt: skip
+    record = training.train(run, tmp_path / "api", callbacks=[Epochs()], verbose=0)
     assert [e for e, _ in seen] == [0, 1]
     assert [loss for _, loss in seen] == [round(v, 6) for v in record["history"]["train_loss"]]
     # The recipe: --optimizer reaches the recipe, --tensorboard writes event files.

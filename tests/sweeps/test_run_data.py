@@ -1,6 +1,7 @@
 """A token ``Run`` trains on the data its fields describe: every task field, the seed and the
-sizes reach the streams ``training.train`` is given (the real ``train_run``, with
-``training.train`` replaced by a stand-in that keeps its arguments)."""
+sizes reach the streams ``training.train`` makes of the run it is given (the real
+``train_run``, with ``training.train`` replaced by a stand-in that keeps its arguments; the
+streams, model and recipe made of them as ``training.train`` makes them)."""
 
 import dataclasses
 
@@ -11,6 +12,7 @@ from pvr_keras import data, models, training
 from pvr_keras.runconfig import Run
 from pvr_keras.sweeps.engine import train_run
 from pvr_keras.tasks import TokenTask
+from pvr_keras.training import inputs, runs
 
 SIZES = dict(num_examples=600, test_examples=300, batch_size=128)
 TASK_FIELDS = ("window", "aggregation", "window_mode", "pointer", "holdout_values")
@@ -30,8 +32,10 @@ def _captured(monkeypatch, tmp_path, run):
     monkeypatch.setattr(training, "train", lambda *args, **kwargs: calls.append((args, kwargs)))
     # tf.data streams on either backend (device input makes the same examples: test_device).
     train_run(run, tmp_path / run.run_id, input="tfdata")
-    (build_model, train_data, recipe, run_dir), kwargs = calls[0]
-    return build_model, train_data, recipe, kwargs
+    (args, kwargs), given = calls[0], calls[0][1]["run"]
+    assert args == () and given == run and kwargs["input"] == "tfdata"
+    train_data = inputs.run_data(given, kwargs["input"])  # what training.train makes of them
+    return runs.model_builder(given), train_data, given.train, kwargs
 
 
 def _arrays(dataset):
@@ -50,7 +54,7 @@ def _expected(fields, n, split, holdout=None):
 def test_every_task_field_reaches_the_data(monkeypatch, tmp_path, fields):
     run = Run.make("token", **SIZES, **fields)
     _, train_data, _, kwargs = _captured(monkeypatch, tmp_path, run)
-    assert kwargs["seed"] == run.seed and kwargs["config"] == run.to_dict()
+    assert kwargs["run"].seed == run.seed and kwargs["run"].to_dict() == run.to_dict()
     assert train_data.num_examples == SIZES["num_examples"]
     n, n_test = SIZES["num_examples"], SIZES["test_examples"]
 

@@ -9,10 +9,10 @@ same run in the calling process (the tests' uninterrupted run, ``conftest.py``).
 """
 
 import argparse
-import dataclasses
 import pathlib
 
 from pvr_keras import models, training
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.inputs import train_data
 from tests.training.fingerprints import BatchLog, Progress, tapped
@@ -20,24 +20,21 @@ from tests.training.fingerprints import BatchLog, Progress, tapped
 TASK = TokenTask(window=2)
 N, BATCH, EPOCHS, SEED = 1280, 128, 4, 1
 STEPS = N // BATCH
-RECIPE = dataclasses.replace(
-    training.TOKEN, epochs=EPOCHS, warmup_epochs=1, min_steps=0, batch_size=BATCH
-)
+# steps_per_execution 1: the tests stop it at one batch (callbacks see each step)
+RUN = Run.make("token", window=2, num_examples=N, test_examples=512, batch_size=BATCH, seed=SEED,
+               epochs=EPOCHS, warmup_epochs=1, min_steps=0, steps_per_execution=1)  # fmt: skip
 
 
 def train(out, log, progress):
     """Trains the run into ``out``; ``log`` gets its batches, ``progress`` joins its fit."""
     return training.train(
-        lambda: tapped(models.mlp(embed_dim=8, widths=(32, 16)), log, progress),
-        train_data("token", TASK, N, test_examples=512, batch_size=BATCH, seed=SEED),
-        RECIPE,
+        RUN,
         out,
-        config={"test": "resume", "window": 2, "num_examples": N},
-        seed=SEED,
+        build_model=lambda: tapped(models.mlp(embed_dim=8, widths=(32, 16)), log, progress),
+        data=train_data("token", TASK, N, test_examples=512, batch_size=BATCH, seed=SEED),
         verbose=0,
         keep_checkpoint=True,
         save_model=False,  # the tapped model is for these tests only
-        steps_per_execution=1,  # the tests stop it at one batch (callbacks see each step)
     )
 
 

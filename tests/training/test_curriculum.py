@@ -27,6 +27,9 @@ TASK = FunctionTask(num_bits=7, target="majority:all")
 N, BATCH, EPOCHS, SEED = 128, 4, 12, 3
 RECIPE = dataclasses.replace(GOTU, optimizer="adam", learning_rate=0.05, batch_size=BATCH,
                              epochs=EPOCHS, curriculum_leap=1, curriculum_eps=0.1)  # fmt: skip
+RUN = Run.make("gotu", num_bits=TASK.num_bits, target=TASK.target, num_examples=N,
+               test_examples=64, train_eval_examples=64, seed=SEED,
+               **dataclasses.asdict(RECIPE))  # fmt: skip
 
 
 # -- the stage rule ---------------------------------------------------------------------------
@@ -137,11 +140,10 @@ def _model(batches, *fit_callbacks):
     return WithCallbacks(x, keras.layers.Dense(1)(h), extra_callbacks=fit_callbacks)
 
 
-def _train(out, batches, *fit_callbacks, recipe=RECIPE):
+def _train(out, batches, *fit_callbacks, run=RUN):
     return training.train(
-        lambda: _model(batches, *fit_callbacks), _data(), recipe, out,
-        config={"test": "curriculum"}, seed=SEED, verbose=0, keep_checkpoint=True,
-        callbacks=[EpochMarks(batches)], extra={"kind": "gotu"},
+        run, out, build_model=lambda: _model(batches, *fit_callbacks), data=_data(), verbose=0,
+        keep_checkpoint=True, callbacks=[EpochMarks(batches)],
     )  # fmt: skip
 
 
@@ -223,10 +225,10 @@ class Session(keras.callbacks.Callback):
 def test_a_stage_below_eps_at_r_at_least_d_stops_training(tmp_path, leap, radii):
     """eps above every loss: each epoch passes, r = l, 2l, ... up to >= d, and there it
     stops. The run's callbacks see one session of the budget's epochs."""
-    recipe = dataclasses.replace(RECIPE, curriculum_leap=leap, curriculum_eps=1e6, epochs=8)
+    run = RUN.replace(curriculum_leap=leap, curriculum_eps=1e6, epochs=8)
     batches, session = Batches(), Session()
     record = training.train(
-        lambda: _model(batches), _data(), recipe, tmp_path / "run", seed=SEED, verbose=0,
+        run, tmp_path / "run", build_model=lambda: _model(batches), data=_data(), verbose=0,
         callbacks=[EpochMarks(batches), session],
     )  # fmt: skip
     state = record["curriculum"]
@@ -239,10 +241,10 @@ def test_a_stage_below_eps_at_r_at_least_d_stops_training(tmp_path, leap, radii)
 
 
 def test_a_callback_that_stops_training_stops_it(tmp_path):
-    recipe = dataclasses.replace(RECIPE, curriculum_eps=1e-9, epochs=6)
+    run = RUN.replace(curriculum_eps=1e-9, epochs=6)
     batches, session = Batches(), Session(stop_after=2)
     record = training.train(
-        lambda: _model(batches), _data(), recipe, tmp_path / "run", seed=SEED, verbose=0,
+        run, tmp_path / "run", build_model=lambda: _model(batches), data=_data(), verbose=0,
         callbacks=[EpochMarks(batches), session],
     )  # fmt: skip
     assert record["epochs_completed"] == 2 == record["curriculum"]["epochs"]
@@ -324,8 +326,8 @@ def test_kinds_of_other_inputs_are_refused_by_name():
         Run.make("block", curriculum_leap=1, schedule="constant", warmup_epochs=0)
     # train() itself: streams without arrays of bits, and arrays that are not bits.
     streams = train_data("token", TokenTask(window=2), 64, test_examples=32, batch_size=BATCH)
-    with pytest.raises(ValueError, match="the token kind's inputs are not"):
-        loop._check_curriculum(streams, types.SimpleNamespace(num_replicas=1), "token")
+    with pytest.raises(ValueError, match="these streams have no arrays of bits"):
+        loop._check_curriculum(streams, types.SimpleNamespace(num_replicas=1))
     with pytest.raises(ValueError, match="the token kind's training inputs are of shape"):
         curriculum.check_bits(np.array([[0, 3, 9]]), "token")
     assert curriculum.check_bits(np.array([[1, -1]], np.int8)).shape == (1, 2)
@@ -333,13 +335,13 @@ def test_kinds_of_other_inputs_are_refused_by_name():
 
 def test_several_devices_are_refused():
     with pytest.raises(ValueError, match="trains on one device; this run has 2 replicas"):
-        loop._check_curriculum(_data(), types.SimpleNamespace(num_replicas=2), "gotu")
+        loop._check_curriculum(_data(), types.SimpleNamespace(num_replicas=2))
 
 
 def test_non_bit_streams_are_refused_before_training(tmp_path):
     streams = train_data("token", TokenTask(window=2), 64, test_examples=32, batch_size=BATCH)
-    with pytest.raises(ValueError, match="the token kind's inputs are not arrays of bits"):
-        training.train(lambda: None, streams, RECIPE, tmp_path / "run", extra={"kind": "token"})
+    with pytest.raises(ValueError, match="these streams have no arrays of bits"):
+        training.train(RUN, tmp_path / "run", build_model=lambda: None, data=streams)
     assert not (tmp_path / "run").exists()
 
 

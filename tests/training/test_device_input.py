@@ -6,7 +6,6 @@ The fit-level tests need the JAX backend (the batches are jax.Arrays made by jit
 programs); under TensorFlow the choice is refused up front.
 """
 
-import dataclasses
 import json
 import os
 import pathlib
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 
 from pvr_keras import models, training
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training import inputs, read_record, records
 
@@ -25,9 +25,12 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 BACKEND = keras.backend.backend()
 jax_only = pytest.mark.skipif(BACKEND != "jax", reason="device input runs on the JAX backend")
 
-RECIPE = dataclasses.replace(
-    training.TOKEN, epochs=3, warmup_epochs=1, min_steps=0, batch_size=128, learning_rate=0.1
-)
+RUN = Run.make("token", num_examples=2001, test_examples=1001, epochs=3, warmup_epochs=1,
+               min_steps=0, batch_size=128, learning_rate=0.1)  # fmt: skip
+
+
+def _build():
+    return models.get("mlp", widths=(32, 32), embed_dim=8)
 
 
 def _run(tmp_path, input, holdout=0):
@@ -36,13 +39,8 @@ def _run(tmp_path, input, holdout=0):
         TokenTask(window=2), 2001, test_examples=1001, batch_size=128, holdout=holdout,
         input=input,
     )  # fmt: skip
-    return training.train(
-        lambda: models.get("mlp", widths=(32, 32), embed_dim=8),
-        data,
-        RECIPE,
-        tmp_path / input,
-        verbose=0,
-    )
+    run = RUN.replace(window=2, holdout=holdout)
+    return training.train(run, tmp_path / input, build_model=_build, data=data, verbose=0)
 
 
 @jax_only
@@ -59,22 +57,24 @@ def test_device_input_trains_exactly_as_tfdata(tmp_path):
 
 
 TWO_DEVICES = """
-import dataclasses, json, sys
+import json, sys
 from pvr_keras.training import distribute
 distribute.split_cpu(2)
 placement = distribute.setup(2)
 import numpy as np
 from pvr_keras import models, training
 from pvr_keras.kinds.token import jax_data as device
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.inputs import train_data
-recipe = dataclasses.replace(training.TOKEN, epochs=2, warmup_epochs=1, min_steps=0,
-                             batch_size=128, learning_rate=0.1)
+run = Run.make("token", window=1, num_examples=2001, test_examples=1001, epochs=2,
+               warmup_epochs=1, min_steps=0, batch_size=128, learning_rate=0.1)
 for source in ("device", "tfdata"):
     data = train_data("token", TokenTask(window=1), 2001, test_examples=1001, batch_size=128,
                             input=source)
-    training.train(lambda: models.get("mlp", widths=(32, 32), embed_dim=8), data, recipe,
-                   f"{sys.argv[1]}/{source}", verbose=0, distribution=placement)
+    training.train(run, f"{sys.argv[1]}/{source}", data=data, verbose=0,
+                   build_model=lambda: models.get("mlp", widths=(32, 32), embed_dim=8),
+                   distribution=placement)
 stream = device.token_stream(TokenTask(), 2001, batch_size=128)
 x, y, w = stream.with_distribution(placement.strategy)[15]  # the ragged batch, 81 -> 82 rows
 print(json.dumps({
@@ -116,14 +116,16 @@ def test_two_devices_each_make_their_share_and_train_as_tfdata(tmp_path):
 
 
 NO_TF_DEVICES = """
-import dataclasses, json, sys
+import json, sys
 from pvr_keras import models, training
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.inputs import train_data
-recipe = dataclasses.replace(training.TOKEN, epochs=1, min_steps=0, batch_size=128)
+run = Run.make("token", num_examples=600, test_examples=300, epochs=1, min_steps=0,
+               batch_size=128)
 data = train_data("token", TokenTask(), 600, test_examples=300, batch_size=128, input="device")
-training.train(lambda: models.get("mlp", widths=(16,), embed_dim=4), data, recipe, sys.argv[1],
-               verbose=0)
+training.train(run, sys.argv[1], build_model=lambda: models.get("mlp", widths=(16,), embed_dim=4),
+               data=data, verbose=0)
 started = False
 if "tensorflow" in sys.modules:  # imported by keras.utils.set_random_seed, to seed tf.random
     from tensorflow.python.eager import context
@@ -164,18 +166,19 @@ def test_unknown_input_names_the_choices():
 
 
 TWO_PROCESSES = """
-import dataclasses, sys
+import sys
 from pvr_keras.training import distribute
 placement = distribute.setup()  # first, before JAX runs anything
 from pvr_keras import models, training
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.inputs import train_data
-recipe = dataclasses.replace(training.TOKEN, epochs=2, warmup_epochs=1, min_steps=0,
-                             batch_size=128, learning_rate=0.1)
+run = Run.make("token", window=1, num_examples=2001, test_examples=1001, epochs=2,
+               warmup_epochs=1, min_steps=0, batch_size=128, learning_rate=0.1)
 data = train_data("token", TokenTask(window=1), 2001, test_examples=1001, batch_size=128,
                         input="device")
-training.train(lambda: models.get("mlp", widths=(32, 32), embed_dim=8), data, recipe,
-               sys.argv[1], distribution=placement, verbose=0)
+training.train(run, sys.argv[1], data=data, distribution=placement, verbose=0,
+               build_model=lambda: models.get("mlp", widths=(32, 32), embed_dim=8))
 """
 
 
@@ -214,14 +217,8 @@ def test_two_processes_each_make_their_share_and_train_as_tfdata(tmp_path):
         data = inputs.train_data(
             "token", TokenTask(window=1), 2001, test_examples=1001, batch_size=128, input="tfdata"
         )
-        recipe = dataclasses.replace(RECIPE, epochs=2)
-        single = training.train(
-            lambda: models.get("mlp", widths=(32, 32), embed_dim=8),
-            data,
-            recipe,
-            tmp_path / "single",
-            verbose=0,
-        )
+        run = RUN.replace(window=1, epochs=2)
+        single = training.train(run, tmp_path / "single", build_model=_build, data=data, verbose=0)
         for proc in procs:
             proc.wait(timeout=300)
     finally:

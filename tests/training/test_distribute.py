@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 from pvr_keras import training
+from pvr_keras.runconfig import Run
 from pvr_keras.training import distribute, read_record
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
@@ -63,13 +64,17 @@ def test_split_cpu_only_before_the_backend_starts():
         distribute.split_cpu(0)
 
 
-def test_train_checks_devices_before_any_work(tmp_path):
+def test_train_checks_devices_before_any_work(tmp_path, monkeypatch):
+    from pvr_keras.training import inputs
+
+    def no_streams(*args, **kwargs):
+        raise AssertionError("streams were made before the devices were checked")
+
+    monkeypatch.setattr(inputs, "run_data", no_streams)
     out = tmp_path / "run"
     with pytest.raises(ValueError, match="asks for more devices"):
-        training.train(None, None, training.TOKEN, out, devices=_visible() + 1)
+        training.train(Run.make("token", devices=_visible() + 1), out)
     assert not out.exists()
-    with pytest.raises(ValueError, match="devices or distribution, not both"):
-        training.train(None, None, training.TOKEN, out, devices=1, distribution=distribute.setup())
 
 
 @pytest.mark.parametrize("recipe", ["token_pvr", "block_iid", "block_holdout", "image_sequence"])
@@ -221,21 +226,23 @@ def test_only_the_chief_writes_the_run_folder(tmp_path):
 
 
 TWO_DEVICES = """
-import dataclasses, json, sys
+import json, sys
 from pvr_keras.training import distribute
 distribute.split_cpu(2)
 from pvr_keras import models, training
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.inputs import train_data
 
-recipe = dataclasses.replace(training.TOKEN, epochs=4, warmup_epochs=1, min_steps=0,
-                             batch_size=128, learning_rate=0.1)
+run = Run.make("token", window=1, num_examples=4001, test_examples=1001, epochs=4,
+               warmup_epochs=1, min_steps=0, batch_size=128, learning_rate=0.1)
 for devices in (1, 2):
     # 4001 and 1001 examples: every epoch ends with a ragged batch of 33, the evaluations
     # with one of 1001, neither divisible by 2.
     data = train_data("token", TokenTask(window=1), 4001, test_examples=1001, batch_size=128)
-    training.train(lambda: models.get("mlp", widths=(32, 32), embed_dim=8), data, recipe,
-                   f"{sys.argv[1]}/devices{devices}", devices=devices, verbose=0)
+    training.train(run.replace(devices=devices), f"{sys.argv[1]}/devices{devices}", data=data,
+                   build_model=lambda: models.get("mlp", widths=(32, 32), embed_dim=8),
+                   verbose=0)
 """
 
 

@@ -1,7 +1,6 @@
 """The training loop never waits for the host between steps, and steps per compiled call
 change nothing but speed."""
 
-import dataclasses
 import threading
 
 import keras
@@ -9,22 +8,22 @@ import numpy as np
 import pytest
 
 from pvr_keras import models, training
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training import distribute
 from pvr_keras.training.inputs import default_input, train_data
 from pvr_keras.training.loop import resolve_steps_per_execution
 
-RECIPE = dataclasses.replace(
-    training.TOKEN, epochs=2, warmup_epochs=0, min_steps=0, batch_size=32, schedule="constant"
-)
+RUN = Run.make("token", num_examples=640, test_examples=64, train_eval_examples=64, batch_size=32,
+               epochs=2, warmup_epochs=0, min_steps=0, schedule="constant")  # fmt: skip
 
 
 def _train(out, *, per_call, callbacks=(), input=None):
     data = train_data("token", TokenTask(), 640, test_examples=64, batch_size=32, seed=0,
                       train_eval_examples=64, input=input or default_input())  # fmt: skip
     return training.train(
-        lambda: models.mlp(embed_dim=4, widths=(8,)), data, RECIPE, out, verbose=0,
-        save_model=False, callbacks=list(callbacks), steps_per_execution=per_call,
+        RUN.replace(steps_per_execution=per_call), out, data=data, verbose=0, save_model=False,
+        build_model=lambda: models.mlp(embed_dim=4, widths=(8,)), callbacks=list(callbacks),
     )  # fmt: skip
 
 

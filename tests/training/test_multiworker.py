@@ -20,14 +20,13 @@ from pvr_keras.training import distribute, read_record, records
 
 BACKEND = keras.backend.backend()
 SETUP = """
-import dataclasses
 from pvr_keras import models, training
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.inputs import train_data
 
-RECIPE = dataclasses.replace(
-    training.TOKEN, epochs=3, warmup_epochs=1, min_steps=0, batch_size=128, learning_rate=0.1
-)
+RUN = Run.make("token", window=1, num_examples=2001, test_examples=1001, epochs=3,
+               warmup_epochs=1, min_steps=0, batch_size=128, learning_rate=0.1)
 
 
 def data():
@@ -44,8 +43,8 @@ from pvr_keras.training import distribute
 placement = distribute.setup()  # first, before TensorFlow or JAX run anything
 from pvr_keras import training
 {setup}
-training.train(build, data(), RECIPE, sys.argv[1], distribution=placement, verbose=0,
-               save_model=True)
+training.train(RUN, sys.argv[1], build_model=build, data=data(), distribution=placement,
+               verbose=0, save_model=True)
 """
 
 
@@ -96,10 +95,10 @@ def test_two_processes_train_one_model(tmp_path):
         namespace = {}
         exec(SETUP, namespace)  # the workers' data and model, in this process
         single = training.train(
-            namespace["build"],
-            namespace["data"](),
-            namespace["RECIPE"],
+            namespace["RUN"],
             tmp_path / "single",
+            build_model=namespace["build"],
+            data=namespace["data"](),
             verbose=0,
         )
         for proc in procs:

@@ -1,6 +1,5 @@
 """Run records: the NaN path of ``training.train``, and records of another format or version."""
 
-import dataclasses
 import json
 import math
 import os
@@ -11,28 +10,24 @@ import pytest
 
 from pvr_keras import models, training
 from pvr_keras.errors import DamagedFile, UnsafePath
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training import read_record, records
 from pvr_keras.training.inputs import train_data
 from tests.bounded import within
 
-TASK = TokenTask()
-RECIPE = dataclasses.replace(
-    training.TOKEN, epochs=3, warmup_epochs=0, min_steps=0, batch_size=64, schedule="constant"
-)
+RUN = Run.make("token", num_examples=640, test_examples=128, batch_size=64, epochs=3,
+               warmup_epochs=0, min_steps=0, schedule="constant")  # fmt: skip
 
 
-def _train(out, recipe, build=lambda: models.mlp(embed_dim=4, widths=(8,))):
-    data = train_data("token", TASK, 640, test_examples=128, batch_size=64, seed=0)
-    return training.train(
-        build, data, recipe, out, config={"test": "records"}, verbose=0, save_model=False
-    )
+def _train(out, run, build=lambda: models.mlp(embed_dim=4, widths=(8,))):
+    return training.train(run, out, build_model=build, verbose=0, save_model=False)
 
 
 def test_a_run_whose_loss_becomes_nan_stops_and_is_recorded_failed(tmp_path):
     out = tmp_path / "nan"
     # SGD at rate 1e30: the weights overflow within a few steps, the loss becomes NaN.
-    record = _train(out, dataclasses.replace(RECIPE, learning_rate=1e30))
+    record = _train(out, RUN.replace(learning_rate=1e30))
     assert record["status"] == "nan" and record["failed"] is True
     assert "NaN" in record["failed_rule"]
     # The epoch's mean loss is NaN: the run stops after that epoch, which is still recorded.
@@ -43,12 +38,12 @@ def test_a_run_whose_loss_becomes_nan_stops_and_is_recorded_failed(tmp_path):
     assert pd.read_csv(out / "history.csv")["epoch"].tolist() == [1]
     assert not (out / "checkpoint").exists()
     # Finished (as NaN): the same call again returns the record and trains nothing.
-    again = _train(out, dataclasses.replace(RECIPE, learning_rate=1e30))
+    again = _train(out, RUN.replace(learning_rate=1e30))
     assert again["finished"] == record["finished"] and again["status"] == "nan"
 
 
 def test_a_finite_run_is_not_marked_nan(tmp_path):
-    record = _train(tmp_path / "ok", RECIPE)
+    record = _train(tmp_path / "ok", RUN)
     assert record["status"] == "complete" and record["epochs_completed"] == 3
     assert all(np.isfinite(record["history"]["train_loss"]))
 
@@ -87,7 +82,7 @@ def test_another_format_or_version_is_refused(tmp_path, changes, message):
 def test_training_into_a_folder_of_another_record_version_is_refused(tmp_path):
     _write(tmp_path / "run", format_version=records.FORMAT_VERSION + 1, config={"test": "records"})
     with pytest.raises(ValueError, match="is not a pvr-keras/run-record v1 record"):
-        _train(tmp_path / "run", RECIPE)
+        _train(tmp_path / "run", RUN)
 
 
 def test_a_link_at_the_checkpoint_is_refused_before_any_training(tmp_path):
@@ -98,7 +93,7 @@ def test_a_link_at_the_checkpoint_is_refused_before_any_training(tmp_path):
         raise AssertionError("the model was built: the link was not refused first")
 
     with pytest.raises(UnsafePath, match="checkpoint is a symbolic link"):
-        _train(tmp_path / "run", RECIPE, build)
+        _train(tmp_path / "run", RUN, build)
     assert [p.name for p in (tmp_path / "run").iterdir()] == ["checkpoint"]
 
 
@@ -120,11 +115,13 @@ def test_one_batch_size_per_run(tmp_path):
     """The streams and the recipe must agree on the batch (steps per epoch come from the
     recipe): a mismatch is refused before anything is written."""
     streams = train_data("token", TokenTask(), 512, test_examples=100, batch_size=128)
+    run = Run.make("token", num_examples=512, test_examples=100)  # the recipe's batch: 1024
     with pytest.raises(ValueError, match="batch_size=128 but the recipe has batch_size=1024"):
-        training.train(models.mlp, streams, training.TOKEN, tmp_path / "run")
+        training.train(run, tmp_path / "run", build_model=models.mlp, data=streams)
     assert not (tmp_path / "run").exists()
-    recipe = dataclasses.replace(training.TOKEN, batch_size=128, epochs=1, min_steps=0)
-    assert training.train(models.mlp, streams, recipe, tmp_path / "ok", verbose=0)["status"]
+    run = run.replace(batch_size=128, epochs=1, min_steps=0)
+    ok = training.train(run, tmp_path / "ok", build_model=models.mlp, data=streams, verbose=0)
+    assert ok["status"]
 
 
 class Killed(BaseException):
@@ -146,12 +143,11 @@ def test_every_resume_counts_and_a_resume_cleans_what_a_kill_left(tmp_path):
     one finishes: six resumes, whatever the epochs saw. Temporary files a killed writer left
     in the run folder are removed by the next start."""
     out = tmp_path / "run"
-    data = train_data("token", TASK, 640, test_examples=128, batch_size=64, seed=0)
     build = lambda: models.mlp(embed_dim=4, widths=(8,))  # noqa: E731
 
     def start(callbacks):
-        return training.train(build, data, RECIPE, out, config={"test": "resumes"}, verbose=0,
-                              callbacks=callbacks, save_model=True)  # fmt: skip
+        return training.train(RUN, out, build_model=build, verbose=0, callbacks=callbacks,
+                              save_model=True)  # fmt: skip
 
     with pytest.raises(Killed):
         start([_DieInEpoch(1)])

@@ -38,3 +38,24 @@ def test_the_record_says_how_the_engine_was_chosen_and_the_run_id_does_not(tmp_p
     # A choice of another backend than Keras runs on is not this run's: not recorded.
     engines.choose(other)
     assert "engine_choice" not in runs.run(run, tmp_path / "other", save_model=False)
+
+
+def test_a_run_checks_its_holdout_once_in_training(tmp_path, monkeypatch):
+    """``training.train`` of a holdout token run checks the holdout once: the one
+    ``StreamRequest`` of the run checks it when it is made, and every stream (training,
+    training accuracy, validation, test, IID test) is that request with other fields. (It was
+    checked 16 times: by the streams, each generator, and each held-out window draw.)"""
+    from pvr_keras import training
+    from pvr_keras.kinds.token.task import TokenTask
+
+    run = Run.make("token", window=2, holdout=1, **TINY)
+    checked, check = [], TokenTask.check_holdout
+
+    def counted(task, holdout):
+        checked.append(holdout)
+        return check(task, holdout)
+
+    monkeypatch.setattr(TokenTask, "check_holdout", counted)
+    record = training.train(run, tmp_path / "run", verbose=0)
+    assert record["status"] == "complete" and "iid_test_accuracy" in record["final"]
+    assert checked == [1]

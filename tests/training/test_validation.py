@@ -2,7 +2,6 @@
 training-distribution examples (never the test set), the test set is evaluated under its own
 name, a finished folder keeps no lock, and output to a file is one line per epoch."""
 
-import dataclasses
 import io
 
 import keras
@@ -11,15 +10,15 @@ import pytest
 
 from pvr_keras import data, models, training
 from pvr_keras.errors import RunBusy
+from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training import epochs, records
 from pvr_keras.training.inputs import VALIDATION_EXAMPLES, train_data
 
 TASK = TokenTask(window=2)
-RECIPE = dataclasses.replace(
-    training.TOKEN, epochs=2, warmup_epochs=0, min_steps=0, batch_size=64, schedule="constant"
-)
 N, TEST = 640, 128
+RUN = Run.make("token", window=2, num_examples=N, test_examples=TEST, batch_size=64, epochs=2,
+               warmup_epochs=0, min_steps=0, schedule="constant")  # fmt: skip
 
 
 class Check(keras.callbacks.Callback):
@@ -44,8 +43,8 @@ class Check(keras.callbacks.Callback):
 def _train(out, callbacks=(), verbose=0):
     streams = train_data("token", TASK, N, test_examples=TEST, batch_size=64, seed=0)
     return training.train(
-        lambda: models.mlp(embed_dim=4, widths=(8,)), streams, RECIPE, out,
-        config={"test": "validation"}, verbose=verbose, callbacks=list(callbacks),
+        RUN, out, build_model=lambda: models.mlp(embed_dim=4, widths=(8,)), data=streams,
+        verbose=verbose, callbacks=list(callbacks),
     )  # fmt: skip
 
 

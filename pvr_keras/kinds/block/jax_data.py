@@ -17,11 +17,10 @@ import numpy as np
 from jax import lax
 
 from pvr_keras.data import jax_random
-from pvr_keras.data.checks import check_memory, check_positive, check_size
+from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.jax_stream import DeviceStream
 from pvr_keras.data.jax_stream import collect as _collect
-from pvr_keras.data.keys import check_seed, check_split
-from pvr_keras.data.request import stream_request
+from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.block import keys
 from pvr_keras.kinds.block.task import BlockTask
 from pvr_keras.kinds.token import jax_data as token_device
@@ -46,14 +45,12 @@ def to_float(x):
     return x.astype(jnp.float32) * np.float32(1.0 / 255.0)
 
 
-def _check_block(task, num_examples, split, seed, holdout, batch_size, dtype):
-    if not isinstance(task, BlockTask):
-        raise ValueError(f"task must be a BlockTask; received {type(task).__name__}")
-    check_size(num_examples)
-    check_positive("batch_size", batch_size)
-    check_split(split)
-    check_seed(seed)
-    task.check_holdout(holdout)
+def _check_block(request, dtype):
+    """What a request (checked when made, its holdout by ``BlockTask.check_holdout``) may
+    still ask that the device cannot make."""
+    if not isinstance(request.task, BlockTask):
+        raise ValueError(f"task must be a BlockTask; received {type(request.task).__name__}")
+    check_size(request.num_examples)
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; received {dtype!r}")
 
@@ -198,9 +195,9 @@ def block_stream(request=None, num_examples=None, /, *, dtype="float32", **field
         A ``DeviceStream`` (a ``keras.utils.PyDataset``) of (x (batch, *task.image_shape) of
         ``dtype``, y int32 (batch,)) ``jax.Array`` batches.
     """
-    r = stream_request(request, num_examples, fields, batch_size=50, holdout=False)
+    r = stream_request(request, num_examples, fields, batch_size=50, holdout=False)  # checked
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
-    _check_block(task, num_examples, split, seed, holdout, r.batch_size, dtype)
+    _check_block(r, dtype)
     constants, static = block_source(task, split, holdout, r.data_dir)
     key = keys.stream_key(seed, split)
     return DeviceStream(
@@ -219,7 +216,11 @@ def block_stream(request=None, num_examples=None, /, *, dtype="float32", **field
 def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=None):
     """The first ``num_examples`` block examples of a split, in index order, made on the
     device: ``x, y, info`` equal to ``data.block_arrays`` (info arrays as int32)."""
-    _check_block(task, num_examples, split, seed, holdout, 1, "float32")
+    if not isinstance(task, BlockTask):  # before the request checks its holdout
+        raise ValueError(f"task must be a BlockTask; received {type(task).__name__}")
+    request = StreamRequest(task, num_examples, split, seed, holdout, data_dir=data_dir)
+    _check_block(request, "float32")
+    num_examples, holdout = request.num_examples, request.holdout
     pixels = int(np.prod(task.image_shape))
     check_memory(num_examples, 8 * pixels + 48 * task.num_cells, "block_arrays")
     constants, static = block_source(task, split, holdout, data_dir)

@@ -26,11 +26,9 @@ from pvr_keras.data.images import load_images
 from pvr_keras.data.pipeline import (
     batched_dataset,
     check_instance,
-    check_positive,
-    check_schedule,
     collect_arrays,
 )
-from pvr_keras.data.request import stream_request
+from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.block import keys
 from pvr_keras.kinds.block.keys import stream_key
 from pvr_keras.kinds.block.task import BlockTask
@@ -194,15 +192,6 @@ def make_examples(task, key, split, holdout=False, data_dir=None, dtype="float32
     return tf.function(examples, jit_compile=True, autograph=False)
 
 
-def _validate(task, num_examples, split, seed, holdout, batch_size):
-    _check_task(task)
-    check_positive("num_examples", num_examples)
-    check_positive("batch_size", batch_size)
-    random.check_split(split)
-    random.check_seed(seed)
-    task.check_holdout(holdout)
-
-
 def block_dataset(request=None, num_examples=None, /, *, dtype="float32", **fields):
     """A tf.data pipeline of batched block-style visual PVR examples ``(x, y)``.
 
@@ -227,10 +216,9 @@ def block_dataset(request=None, num_examples=None, /, *, dtype="float32", **fiel
         >>> x.shape, y.shape
         (TensorShape([50, 80, 80, 1]), TensorShape([50]))
     """
-    r = stream_request(request, num_examples, fields, batch_size=50, holdout=False)
+    r = stream_request(request, num_examples, fields, batch_size=50, holdout=False)  # checked
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
-    _validate(task, num_examples, split, seed, holdout, r.batch_size)
-    check_schedule(r.epochs, r.first_epoch)
+    _check_task(task)
     check_dtype(dtype)
     key = stream_key(seed, split)
     examples = make_examples(task, key, split, holdout, r.data_dir, dtype)
@@ -266,7 +254,9 @@ def block_arrays(task, num_examples, *, split, seed, holdout=False, data_dir=Non
         >>> bool((task.label(info["cell_labels"]) == y).all())
         True
     """
-    _validate(task, num_examples, split, seed, holdout, 1)
+    _check_task(task)
+    r = StreamRequest(task, num_examples, split, seed, holdout)  # checks them
+    num_examples, holdout = r.num_examples, r.holdout
     pixels = int(np.prod(task.image_shape))
     check_memory(check_size(num_examples), 8 * pixels + 48 * task.num_cells, "block_arrays")
     key = stream_key(seed, split)

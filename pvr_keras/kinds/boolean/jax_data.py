@@ -18,10 +18,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from pvr_keras.data import jax_random
-from pvr_keras.data.checks import check_memory, check_positive, check_size
+from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.jax_stream import DeviceStream
 from pvr_keras.data.jax_stream import collect as _collect
-from pvr_keras.data.keys import check_seed, check_split
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.boolean import keys
 from pvr_keras.kinds.boolean.keys import draw_plan, pattern_columns
@@ -145,14 +144,11 @@ def make_examples(task, key, frozen, split="train"):
 def boolean_stream(request=None, num_examples=None, /, **fields):
     """Batched Boolean examples made on the JAX device: ``boolean_dataset``'s twin (same
     request, same examples, same order); a ``DeviceStream`` of (x int8, y float32)."""
-    r = stream_request(request, num_examples, fields, batch_size=64)
+    r = stream_request(request, num_examples, fields, batch_size=64)  # checked when made
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
     check_target(task)
     check_size(num_examples)
-    check_positive("batch_size", r.batch_size)
-    check_split(split)
-    check_seed(seed)
-    frozen = split_frozen(task, holdout, split)
+    frozen = split_frozen(task, holdout, split)  # checks the holdout (the task has no check)
     key = keys.stream_key(task.num_bits, seed, split, frozen)
     return DeviceStream(make_examples(task, key, frozen, split), num_examples, r.batch_size, key,
                         shuffle=r.shuffle, epochs=r.epochs, first_epoch=r.first_epoch)  # fmt: skip

@@ -14,14 +14,13 @@ import tensorflow as tf
 
 from pvr_keras.data import random
 from pvr_keras.data.checks import check_memory, check_size
-from pvr_keras.data.pipeline import batched_dataset, check_positive, check_schedule
+from pvr_keras.data.pipeline import batched_dataset
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.boolean import keys
 from pvr_keras.kinds.boolean.keys import draw_plan, pattern_columns
 from pvr_keras.kinds.boolean.task import (
     BooleanFunction,
     check_target,
-    frozen_bits,
     holdout_of,
     rule_of,
     split_frozen,
@@ -144,15 +143,6 @@ def make_examples(task, key, frozen, split="train"):
     return tf.function(examples, jit_compile=True, autograph=False)
 
 
-def _validate(task, num_examples, split, seed, holdout, batch_size):
-    check_target(task)
-    check_positive("num_examples", num_examples)
-    check_positive("batch_size", batch_size)
-    random.check_split(split)
-    random.check_seed(seed)
-    frozen_bits(holdout, task.num_bits)
-
-
 def boolean_dataset(request=None, num_examples=None, /, **fields):
     """A tf.data pipeline of batched Boolean examples ``(x, y)``.
 
@@ -172,12 +162,12 @@ def boolean_dataset(request=None, num_examples=None, /, **fields):
         >>> bool((x.numpy()[:, 7] == 1).all())
         True
     """
-    r = stream_request(request, num_examples, fields, batch_size=64)
+    r = stream_request(request, num_examples, fields, batch_size=64)  # checked when made
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
-    _validate(task, num_examples, split, seed, holdout, r.batch_size)
-    check_schedule(r.epochs, r.first_epoch)
-    key = stream_key(task, seed, split, holdout)
-    examples = make_examples(task, key, split_frozen(task, holdout, split), split)
+    check_target(task)
+    frozen = split_frozen(task, holdout, split)  # checks the holdout (the task has no check)
+    key = keys.stream_key(task.num_bits, seed, split, frozen)  # stream_key's, checked once
+    examples = make_examples(task, key, frozen, split)
     return batched_dataset(
         examples, num_examples, r.batch_size, key, shuffle=r.shuffle, epochs=r.epochs,
         first_epoch=r.first_epoch, outputs=("x", "y"), chunk_examples=CHUNK_EXAMPLES,
@@ -201,9 +191,9 @@ def boolean_arrays(task, num_examples, *, split="train", seed=0, frozen=(), hold
         True
     """
     holdout = holdout_of(task, frozen, holdout)
-    _validate(task, num_examples, split, seed, holdout, 1)
+    request = StreamRequest(task, num_examples, split, seed, holdout, shuffle=False)
+    num_examples = request.num_examples
     check_memory(check_size(num_examples), task.num_bits + 4, "boolean_arrays")
-    ds = boolean_dataset(StreamRequest(task, num_examples, split, seed, holdout,
-                                       min(num_examples, 65_536), shuffle=False))  # fmt: skip
+    ds = boolean_dataset(request.replace(batch_size=min(num_examples, 65_536)))
     xs, ys = zip(*((x.numpy(), y.numpy()) for x, y in ds), strict=True)
     return np.concatenate(xs), np.concatenate(ys)

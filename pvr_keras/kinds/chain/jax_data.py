@@ -12,7 +12,7 @@ import numpy as np
 from jax import lax
 
 from pvr_keras.data import jax_random
-from pvr_keras.data.checks import check_positive, check_size
+from pvr_keras.data.checks import check_size
 from pvr_keras.data.jax_stream import DeviceStream, collect
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.chain import keys
@@ -63,13 +63,11 @@ def make_examples(task, key, split):
     return examples
 
 
-def _validate(task, num_examples, split, seed, holdout, batch_size):
-    if not isinstance(task, ChainTask):
-        raise ValueError(f"task must be a ChainTask; received {type(task).__name__}")
-    check_size(num_examples)
-    check_positive("batch_size", batch_size)
-    task.check_holdout(holdout)
-    keys.stream_key(seed, split)  # checks both
+def _validate(request):
+    """As ``tf_data._validate``: what a checked request may still ask that cannot be made."""
+    if not isinstance(request.task, ChainTask):
+        raise ValueError(f"task must be a ChainTask; received {type(request.task).__name__}")
+    check_size(request.num_examples)
 
 
 def chain_stream(request=None, num_examples=None, /, **fields):
@@ -80,8 +78,8 @@ def chain_stream(request=None, num_examples=None, /, **fields):
         A ``DeviceStream`` (a ``keras.utils.PyDataset``) of (x int32 (batch, seq_len),
         y int32 (batch,)) ``jax.Array`` batches.
     """
-    r = stream_request(request, num_examples, fields, batch_size=1024)
-    _validate(r.task, r.num_examples, r.split, r.seed, r.holdout, r.batch_size)
+    r = stream_request(request, num_examples, fields, batch_size=1024)  # checked when made
+    _validate(r)
     key = keys.stream_key(r.seed, r.split)
     return DeviceStream(
         make_examples(r.task, key, r.split), r.num_examples, r.batch_size, key,

@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from pvr_keras.data import random
 from pvr_keras.data.checks import check_size
-from pvr_keras.data.pipeline import batched_dataset, check_instance, check_positive
+from pvr_keras.data.pipeline import batched_dataset, check_instance
 from pvr_keras.data.request import stream_request
 from pvr_keras.kinds.chain import keys
 from pvr_keras.kinds.chain.task import ChainTask
@@ -67,12 +67,11 @@ def make_examples(task, key, split):
     return tf.function(examples, jit_compile=True, autograph=False)
 
 
-def _validate(task, num_examples, split, seed, holdout, batch_size):
-    check_instance("task", task, ChainTask)
-    check_size(num_examples)
-    check_positive("batch_size", batch_size)
-    task.check_holdout(holdout)
-    keys.stream_key(seed, split)  # checks both
+def _validate(request):
+    """What a request (checked when made, its holdout by ``ChainTask.check_holdout``) may
+    still ask that the chain kind cannot make."""
+    check_instance("task", request.task, ChainTask)
+    check_size(request.num_examples)
 
 
 def chain_dataset(request=None, num_examples=None, /, **fields):
@@ -87,8 +86,8 @@ def chain_dataset(request=None, num_examples=None, /, **fields):
     Returns:
         ``tf.data.Dataset`` of (x int32 (batch, seq_len), y int32 (batch,)).
     """
-    r = stream_request(request, num_examples, fields, batch_size=1024)
-    _validate(r.task, r.num_examples, r.split, r.seed, r.holdout, r.batch_size)
+    r = stream_request(request, num_examples, fields, batch_size=1024)  # checked when made
+    _validate(r)
     key = keys.stream_key(r.seed, r.split)
     make = make_examples(r.task, key, r.split)
 

@@ -12,11 +12,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from pvr_keras.data import jax_random
-from pvr_keras.data.checks import check_memory, check_positive, check_size
+from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.jax_stream import DeviceStream
 from pvr_keras.data.jax_stream import collect as _collect
-from pvr_keras.data.keys import check_seed, check_split
-from pvr_keras.data.request import stream_request
+from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.sequence import keys
 from pvr_keras.kinds.sequence.keys import NUM_DIGITS
 from pvr_keras.kinds.token import jax_data as token_device
@@ -38,7 +37,9 @@ def to_float(x):
     return x.astype(jnp.float32) * np.float32(1.0 / 255.0)
 
 
-def _check_sequence(task, num_examples, split, seed, holdout, batch_size):
+def _check_task(task):
+    """As ``tf_data._check_task`` (the request's other fields, its holdout included, are
+    checked when it is made)."""
     if not isinstance(task, TokenTask):
         raise ValueError(f"task must be a TokenTask; received {type(task).__name__}")
     if task.num_values > NUM_DIGITS:
@@ -46,11 +47,6 @@ def _check_sequence(task, num_examples, split, seed, holdout, batch_size):
             f"image sequences draw tokens as MNIST digits, so num_values must be <= "
             f"{NUM_DIGITS}; received num_values={task.num_values}"
         )
-    check_size(num_examples)
-    check_positive("batch_size", batch_size)
-    check_split(split)
-    check_seed(seed)
-    task.check_holdout(holdout)
 
 
 def sequence_source(task, split, data_dir=None):
@@ -92,9 +88,10 @@ def sequence_stream(request=None, num_examples=None, /, **fields):
     Returns:
         A ``DeviceStream`` of (x float32 (batch, seq_len, 28, 28, 1), y int32 (batch,)).
     """
-    r = stream_request(request, num_examples, fields, batch_size=50)
+    r = stream_request(request, num_examples, fields, batch_size=50)  # checked when made
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
-    _check_sequence(task, num_examples, split, seed, holdout, r.batch_size)
+    _check_task(task)
+    check_size(num_examples)
     constants, _ = sequence_source(task, split, r.data_dir)
     examples, key = make_examples(task, seed, split, holdout)
     return DeviceStream(
@@ -113,7 +110,9 @@ def sequence_stream(request=None, num_examples=None, /, **fields):
 def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None):
     """The first ``num_examples`` image sequences of a split, in index order, made on the
     device: ``x, y, info`` equal to ``data.sequence_arrays`` (info arrays as int32)."""
-    _check_sequence(task, num_examples, split, seed, holdout, 1)
+    _check_task(task)
+    r = StreamRequest(task, num_examples, split, seed, holdout)  # checks them
+    num_examples, holdout = check_size(r.num_examples), r.holdout
     check_memory(num_examples, 8 * task.seq_len * 28 * 28 + 24 * task.seq_len, "sequence_arrays")
     constants, _ = sequence_source(task, split, data_dir)
     examples, key = make_examples(task, seed, split, holdout)

@@ -16,11 +16,9 @@ from pvr_keras.data.images import load_images
 from pvr_keras.data.pipeline import (
     batched_dataset,
     check_instance,
-    check_positive,
-    check_schedule,
     collect_arrays,
 )
-from pvr_keras.data.request import stream_request
+from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.sequence import keys
 from pvr_keras.kinds.sequence.keys import NUM_DIGITS
 from pvr_keras.kinds.token import tf_data as token_data
@@ -29,18 +27,15 @@ from pvr_keras.kinds.token.task import TokenTask
 CHUNK_EXAMPLES = 1024  # sequences made per map call; sliced into batches afterwards
 
 
-def _validate(task, num_examples, split, seed, holdout, batch_size):
+def _check_task(task):
+    """The task of image sequences (the request's other fields, its holdout included, are
+    checked when it is made)."""
     check_instance("task", task, TokenTask)
     if task.num_values > NUM_DIGITS:
         raise ValueError(
             f"image sequences draw tokens as MNIST digits, so num_values must be <= "
             f"{NUM_DIGITS}; received num_values={task.num_values}"
         )
-    check_positive("num_examples", num_examples)
-    check_positive("batch_size", batch_size)
-    random.check_split(split)
-    random.check_seed(seed)
-    task.check_holdout(holdout)
 
 
 def _uniform_below(bits, maxval):
@@ -102,10 +97,9 @@ def sequence_dataset(request=None, num_examples=None, /, **fields):
         >>> x.shape
         TensorShape([50, 11, 28, 28, 1])
     """
-    r = stream_request(request, num_examples, fields, batch_size=50)
+    r = stream_request(request, num_examples, fields, batch_size=50)  # checked when made
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
-    _validate(task, num_examples, split, seed, holdout, r.batch_size)
-    check_schedule(r.epochs, r.first_epoch)
+    _check_task(task)
     examples, key = make_examples(task, seed, split, holdout, r.data_dir)
     return batched_dataset(
         examples,
@@ -135,7 +129,9 @@ def sequence_arrays(task, num_examples, *, split, seed, holdout=0, data_dir=None
         >>> bool((task.label(info["tokens"]) == y).all())
         True
     """
-    _validate(task, num_examples, split, seed, holdout, 1)
+    _check_task(task)
+    r = StreamRequest(task, num_examples, split, seed, holdout)  # checks them
+    num_examples, holdout = r.num_examples, r.holdout
     check_memory(check_size(num_examples), 8 * task.seq_len * 28 * 28 + 24 * task.seq_len,
                  "sequence_arrays")  # fmt: skip
     examples, key = make_examples(task, seed, split, holdout, data_dir)

@@ -25,10 +25,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from pvr_keras.data import jax_random
-from pvr_keras.data.checks import check_memory, check_positive, check_size
+from pvr_keras.data.checks import check_memory, check_size
 from pvr_keras.data.jax_stream import DeviceStream
 from pvr_keras.data.jax_stream import collect as _collect
-from pvr_keras.data.keys import check_seed, check_split
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.token import keys
 from pvr_keras.kinds.token.task import TokenTask
@@ -239,14 +238,11 @@ def make_examples(task, key, split, holdout=0):
     return examples
 
 
-def _validate(task, num_examples, split, seed, holdout, batch_size):
-    _check_task(task)
-    check_size(num_examples)
-    check_positive("batch_size", batch_size)
-    check_split(split)
-    check_seed(seed)
-    task.check_holdout(holdout)
-    _check_holdout_size(task, holdout)
+def _validate(request):
+    """What a checked request may still ask that the device cannot make (``StreamRequest``
+    checks its fields, the holdout included, once when it is made)."""
+    _check_task(request.task)
+    check_size(request.num_examples)  # (make_examples: the holdout's windows)
 
 
 def token_stream(request=None, num_examples=None, /, **fields):
@@ -262,9 +258,9 @@ def token_stream(request=None, num_examples=None, /, **fields):
         y int32 (batch,)) ``jax.Array`` batches; ``stream.with_distribution(dp)`` shards
         them over a ``keras.distribution.DataParallel``.
     """
-    r = stream_request(request, num_examples, fields, batch_size=1024)
+    r = stream_request(request, num_examples, fields, batch_size=1024)  # checked when made
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
-    _validate(task, num_examples, split, seed, holdout, r.batch_size)
+    _validate(r)
     key = keys.stream_key(task, seed, split, holdout)
     return DeviceStream(
         make_examples(task, key, split, holdout),
@@ -280,9 +276,8 @@ def token_stream(request=None, num_examples=None, /, **fields):
 def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
     """The first ``num_examples`` examples of a split as NumPy arrays, in index order,
     made on the device: equal to ``data.token_arrays`` for the same arguments."""
+    _check_task(task)
+    request = StreamRequest(task, num_examples, split, seed, holdout, shuffle=False)
+    num_examples = request.num_examples
     check_memory(check_size(num_examples), 8 * (task.seq_len + 1), "token_arrays")
-    stream = token_stream(
-        StreamRequest(task, num_examples, split, seed, holdout, min(num_examples, ARRAY_BATCH),
-                      shuffle=False)
-    )  # fmt: skip
-    return _collect(stream)
+    return _collect(token_stream(request.replace(batch_size=min(num_examples, ARRAY_BATCH))))

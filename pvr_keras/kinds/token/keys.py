@@ -17,6 +17,7 @@ stream, keyed with a salt).
 import numpy as np
 
 from pvr_keras.data import keys
+from pvr_keras.kinds.token.task import held_out_tuples
 
 
 def stream_key(task, seed, split, holdout, *salt):
@@ -38,7 +39,8 @@ def num_slots(task):
 
 def held_out_codes(task, holdout):
     """Held-out windows as sorted base-num_values codes (first window value most significant):
-    (k,) int64, Python-int exact (``num_values ** window`` may pass 2^32)."""
-    tuples = task.holdout_tuples(holdout)
+    (k,) int64, Python-int exact (``num_values ** window`` may pass 2^32). ``holdout`` is
+    checked already (the generators': their request's)."""
+    tuples = held_out_tuples(task, int(holdout))
     powers = task.num_values ** np.arange(task.window - 1, -1, -1, dtype=np.int64)
     return np.sort(tuples @ powers)

@@ -207,10 +207,14 @@ class TokenTask:
         """The ``holdout`` held-out windows: the first k permutations of ``held_out_base``
         (default (0, ..., window-1)) in ``itertools.permutations`` order, identity first.
         Returns (k, window) int64."""
-        k = self.check_holdout(holdout)
-        perms = itertools.islice(itertools.permutations(self.held_out_base), k)
-        flat = np.fromiter(itertools.chain.from_iterable(perms), np.int64, count=k * self.window)
-        return flat.reshape(k, self.window)
+        return held_out_tuples(self, self.check_holdout(holdout))
+
+
+def held_out_tuples(task, k):
+    """``task.holdout_tuples(k)`` of a holdout-k checked already (a ``StreamRequest``'s)."""
+    perms = itertools.islice(itertools.permutations(task.held_out_base), k)
+    flat = np.fromiter(itertools.chain.from_iterable(perms), np.int64, count=k * task.window)
+    return flat.reshape(k, task.window)
 
 
 __all__ = ["AGGREGATIONS", "WINDOW_MODES", "TokenTask"]

@@ -12,12 +12,7 @@ import tensorflow as tf
 
 from pvr_keras.data import random
 from pvr_keras.data.checks import check_memory, check_size
-from pvr_keras.data.pipeline import (
-    batched_dataset,
-    check_instance,
-    check_positive,
-    check_schedule,
-)
+from pvr_keras.data.pipeline import batched_dataset, check_instance
 from pvr_keras.data.request import StreamRequest, stream_request
 from pvr_keras.kinds.token import keys
 from pvr_keras.kinds.token.task import TokenTask
@@ -150,15 +145,6 @@ def make_examples(task, key, split, holdout=0):
     return tf.function(examples, jit_compile=True, autograph=False)
 
 
-def _validate(task, num_examples, split, seed, holdout, batch_size):
-    check_instance("task", task, TokenTask)
-    check_positive("num_examples", num_examples)
-    check_positive("batch_size", batch_size)
-    random.check_split(split)
-    random.check_seed(seed)
-    task.check_holdout(holdout)
-
-
 def token_dataset(request=None, num_examples=None, /, **fields):
     """A tf.data pipeline of batched token PVR examples ``(x, y)``.
 
@@ -182,10 +168,9 @@ def token_dataset(request=None, num_examples=None, /, **fields):
         >>> x.shape, y.shape
         (TensorShape([256, 11]), TensorShape([256]))
     """
-    r = stream_request(request, num_examples, fields, batch_size=1024)
+    r = stream_request(request, num_examples, fields, batch_size=1024)  # checked when made
     task, num_examples, split, seed, holdout = r.task, r.num_examples, r.split, r.seed, r.holdout
-    _validate(task, num_examples, split, seed, holdout, r.batch_size)
-    check_schedule(r.epochs, r.first_epoch)
+    check_instance("task", task, TokenTask)
     key = stream_key(task, seed, split, holdout)
     token_examples = make_examples(task, key, split, holdout)
 
@@ -213,11 +198,10 @@ def token_arrays(task, num_examples, *, split="train", seed=0, holdout=0):
         >>> bool((TokenTask().label(x) == y).all())
         True
     """
-    _validate(task, num_examples, split, seed, holdout, 1)
+    check_instance("task", task, TokenTask)
+    request = StreamRequest(task, num_examples, split, seed, holdout, shuffle=False)
+    num_examples = request.num_examples
     check_memory(check_size(num_examples), 8 * (task.seq_len + 1), "token_arrays")
-    ds = token_dataset(
-        StreamRequest(task, num_examples, split, seed, holdout, min(num_examples, 65_536),
-                      shuffle=False)
-    )  # fmt: skip
+    ds = token_dataset(request.replace(batch_size=min(num_examples, 65_536)))
     xs, ys = zip(*((x.numpy(), y.numpy()) for x, y in ds), strict=True)
     return np.concatenate(xs), np.concatenate(ys)
