@@ -8,7 +8,7 @@ TensorFlow.
 import importlib
 
 _EXPORTS = {
-    "TrainData": "loop",
+    "TrainData": "inputs",
     "compile_model": "compiling",
     "train": "loop",
     "RECIPES": "pvr_keras.hyperparams",

@@ -26,7 +26,10 @@ A run's sets:
   held-out examples), evaluated after each epoch as ``test_loss`` / ``test_accuracy``.
 """
 
+import dataclasses
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import keras
 
@@ -34,11 +37,54 @@ from pvr_keras import kinds
 from pvr_keras.data.request import FIELDS, StreamRequest, takes_request
 from pvr_keras.references import resolve
 from pvr_keras.runconfig import INPUTS, MAX_SEED
-from pvr_keras.training.loop import TrainData
 
 # Size cap of a run's validation set: evaluated after every epoch, so it costs little beside
 # the training accuracy and the test set it sits next to.
 VALIDATION_EXAMPLES = 5_000
+
+
+@dataclasses.dataclass
+class TrainData:
+    """The data a run needs.
+
+    Attributes:
+        make_train: ``first_epoch -> dataset`` of training batches repeating forever, each
+            epoch reshuffled by its epoch number (so a resumed run sees the same order).
+        num_examples: training-set size (sets steps per epoch with the recipe's batch size).
+        test: finite test dataset, evaluated after every epoch (``test_loss``,
+            ``test_accuracy``).
+        train_eval: finite dataset of training examples evaluated after every epoch (the
+            "training accuracy" of the paper's plots and failed-run rule); ``None`` uses the
+            running accuracy Keras reports during the epoch.
+        final_evals: ``{name: finite dataset}`` evaluated once, after the last epoch, into
+            the record's ``final`` as ``<name>_accuracy`` and ``<name>_loss`` (a holdout
+            run's IID test set: ``iid_test``).
+        input: where the batches are made, for the run record: ``"tfdata"`` (tf.data
+            pipelines on the host) or ``"device"`` (JAX programs on the accelerator,
+            the kind's ``jax_data``); the examples are the same.
+        batch_size: the training batch the streams were made with (``*_train_data`` set
+            it); ``train`` refuses a recipe of another batch size, since steps per epoch
+            come from the recipe's. ``None``: not checked.
+        metric: ``"accuracy"`` (classification: cross-entropy on logits) or ``"mse"``
+            (regression on one output: mean squared error; see ``compile_model``).
+        validation: finite dataset that ``fit`` evaluates after every epoch as its
+            ``validation_data`` (Keras's ``val_loss`` / ``val_accuracy``, recorded as
+            ``validation_loss`` / ``validation_accuracy``): examples neither trained on nor
+            tested (``inputs.train_data``). ``None``: no validation.
+        arrays: ``() -> (x, y)``: the training set as NumPy arrays, the same examples (kinds
+            of bits: the Degree-Curriculum selects from them). ``None``: not available.
+    """
+
+    make_train: Callable[[int], Any]
+    num_examples: int
+    test: Any
+    train_eval: Any = None
+    final_evals: dict = dataclasses.field(default_factory=dict)
+    input: str = "tfdata"
+    batch_size: int | None = None
+    metric: str = "accuracy"
+    validation: Any = None
+    arrays: Callable[[], Any] | None = None
 
 
 def check_input(input):

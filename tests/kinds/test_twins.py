@@ -4,6 +4,8 @@ the train and test splits, with and without holdout. One test for every kind reg
 yours included; image kinds on ``tfds.testing.mock_data`` (the real digits: test_device_images).
 """
 
+import pathlib
+
 import numpy as np
 import pytest
 import tensorflow_datasets as tfds
@@ -34,7 +36,10 @@ def mock_dir(tmp_path_factory):
 
 
 def test_every_builtin_kind_has_a_case():
-    assert set(CASES) == set(kinds.kind_names())
+    # the built-in kinds are the folders of pvr_keras/kinds; a kind a test registered
+    # (docs/extending.md's, in the same process) is not one
+    folders = {p.name for p in pathlib.Path(kinds.__file__).parent.iterdir() if p.is_dir()}
+    assert set(CASES) == {name for name in kinds.kind_names() if name in folders}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
