@@ -1,6 +1,7 @@
 import json
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,9 +20,21 @@ import token_pvr  # noqa: E402
 TINY = ["--num-examples", "3000", "--test-examples", "1000", "--min-steps", "0"]
 
 
-def test_recipe_end_to_end(tmp_path, capsys):
-    out = tmp_path / "run"
-    record = token_pvr.main([*TINY, "--epochs", "2", "--window", "2", "--out", str(out)])
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """(run folder, returned record, printed output) of a tiny run of the recipe."""
+    import contextlib
+    import io
+
+    out = tmp_path_factory.mktemp("token_pvr") / "run"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        record = token_pvr.main([*TINY, "--epochs", "2", "--window", "2", "--out", str(out)])
+    return out, record, printed.getvalue()
+
+
+def test_recipe_end_to_end(finished):
+    out, record, printed = finished
     for name in ("config.json", "record.json", "history.csv", "learning_curve.png", "model.keras"):
         assert (out / name).is_file(), name
     assert not (out / "checkpoint").exists()
@@ -35,7 +48,7 @@ def test_recipe_end_to_end(tmp_path, capsys):
     assert saved["config"]["window"] == 2 and saved["num_params"] == 1_445_194
     assert saved["backend"] == os.environ.get("KERAS_BACKEND", "tensorflow")
     assert {"keras", "tensorflow", "jax", "numpy"} <= set(saved["versions"])
-    assert "test accuracy" in capsys.readouterr().out
+    assert "test accuracy" in printed
     # Started again, a finished run is not trained again.
     again = token_pvr.main([*TINY, "--epochs", "2", "--window", "2", "--out", str(out)])
     assert again["finished"] == saved["finished"]
@@ -48,11 +61,11 @@ def test_failed_run_is_recorded_not_dropped(tmp_path):
     assert record["failed"] is True and record["status"] == "complete"
 
 
-def test_other_config_in_same_folder_is_refused(tmp_path):
+def test_other_config_in_same_folder_is_refused(finished, tmp_path):
     out = tmp_path / "run"
-    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+    shutil.copytree(finished[0], out)  # a finished window-2 run
     with pytest.raises(ValueError, match="holds a run of another configuration"):
-        token_pvr.main([*TINY, "--epochs", "1", "--window", "3", "--out", str(out)])
+        token_pvr.main([*TINY, "--epochs", "2", "--window", "3", "--out", str(out)])
 
 
 @pytest.mark.slow
