@@ -111,7 +111,8 @@ def test_a_directory_that_is_a_file_is_refused(tmp_path):
 
 def test_a_boolean_search_trains_the_mean_squared_error(tmp_path):
     """``--kind boolean``: each trial is a Boolean run trained as ``train.py`` trains it, with
-    the mean squared error (the regression's loss), not cross-entropy."""
+    the mean squared error (the regression's loss), not cross-entropy; keras-tuner records
+    that error on the validation set, and scores the trial by its accuracy there."""
     args = ["--kind", "boolean", "--num-examples", "256", "--val-examples", "64", "--epochs",
             "1", "--max-trials", "1", "--directory", str(tmp_path)]  # fmt: skip
     summary = tune.main(args)
@@ -133,3 +134,4 @@ def test_a_boolean_search_trains_the_mean_squared_error(tmp_path):
     x, y = data.boolean_arrays(run.task, 64, split="train", seed=run.seed + 1)
     error = model.predict(x, verbose=0).reshape(-1) - y
     assert trial.metrics.get_last_value("val_loss") == pytest.approx((error**2).mean(), rel=1e-4)
+    assert trial.score == pytest.approx((abs(error) < 0.5).mean(), abs=1e-6)
