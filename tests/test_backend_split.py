@@ -73,6 +73,11 @@ def test_matching():
         "tests/recipes/test_token_sweep.py::test_sigkill_then_rerun_completes_without_duplicates"
     )
     assert not is_any_backend("tests/recipes/test_token_pvr.py::test_sigkill_and_resume")
+    # One test of a file whose other tests train: its parametrisations are backend-free.
+    checks = "tests/recipes/test_recipe_checks.py::"
+    assert is_backend_free(checks + "test_bad_flags_fail_before_tensorflow_and_write_nothing[a]")
+    assert not is_backend_free(checks + "test_failed_run_exits_3_and_the_output_is_quiet")
+    assert not is_any_backend(checks + "test_failed_run_exits_3_and_the_output_is_quiet")
 
 
 def test_a_backend_agnostic_test_is_not_backend_free():
