@@ -77,13 +77,16 @@ BAD = [
 ]
 
 
+TOOLS = ("evaluate", "benchmark")  # scripts of tools/, not recipes/
+
+
 @pytest.mark.parametrize(("recipe", "flags", "message"), BAD, ids=lambda v: str(v)[:40])
 def test_bad_flags_fail_before_tensorflow_and_write_nothing(recipe, flags, message, tmp_path):
     out = tmp_path / "out"
     script = textwrap.dedent(
         f"""
         import sys
-        sys.path.insert(0, {str(REPO / "recipes")!r})
+        sys.path.insert(0, {str(REPO / ("tools" if recipe in TOOLS else "recipes"))!r})
         import {recipe} as recipe
         from pvr_keras.cli import ConfigError
         argv = [a.replace("RUN", {str(REPO / "docs")!r}) for a in {flags!r}]
