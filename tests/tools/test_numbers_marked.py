@@ -97,3 +97,10 @@ def test_paper_and_setting_markers_say_where_a_number_comes_from(claims):
     assert values.unmarked(marked) == []
     # Integers name figures, windows, seeds and sizes: not checked.
     assert values.unmarked("Figure 14, window 3, seed 0, 300,000 examples, 5x10^4") == []
+
+
+def test_a_markers_ball_is_bounded(claims):
+    values, studies = claims
+    assert values.evaluate("pct(ball(15, 6), 0)", studies) == "30%"
+    with pytest.raises(ValueError, match="ball"):
+        values.fill_values("<!-- = ball(10000000, 9999999) -->x<!-- /= -->", studies)

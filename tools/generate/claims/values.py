@@ -136,7 +136,7 @@ def _value_functions(r):
             "at": lambda lists, i: [x[i] for x in lists], "analysis": analysis,
             "share": share,
             "least": min, "most": max, "joined": lambda *lists: [x for xs in lists for x in xs],
-            "ball": lambda d, k: sum(math.comb(d, j) for j in range(k + 1)) / 2**d,
+            "ball": _ball,
             "values": lambda d: list(d.values()), "pairs_with": pairs_with,
             "excluding": lambda records, key, value: [x for x in records if x[key] != value],
             "points": lambda a, b: f"{100 * (a - b):.1f}",
@@ -150,6 +150,14 @@ def _value_functions(r):
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
             "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}",
             "mdi_replaces": mdi_replaces, "add": lambda *numbers: sum(numbers)}  # fmt: skip
+
+
+def _ball(d, k):
+    """The share of the d-cube within Hamming distance k of a point; d at most 64 (a marker
+    reads untrusted text: no unbounded sum)."""
+    if not (isinstance(d, int) and isinstance(k, int) and 0 <= k <= d <= 64):
+        raise ValueError(f"ball(d, k) needs integers 0 <= k <= d <= 64; received {d!r}, {k!r}")
+    return sum(math.comb(d, j) for j in range(k + 1)) / 2**d
 
 
 def _config_names(family=None):
