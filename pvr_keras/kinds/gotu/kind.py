@@ -6,10 +6,11 @@ Registered as ``gotu`` when ``pvr_keras.kinds`` is imported. Training and valida
 are drawn from the task's ``domain`` only; the test split is the whole cube (uniform, or every
 point with ``draw="all"``), so ``test_loss`` counts the unseen part. The exact measures on the
 cube (the min-degree interpolator, the leak, the unseen error) come from
-``analysis.gotu_tracking`` during training. Its generators are the boolean kind's (they draw
-any Boolean target on its seen domain), named ``"module:function"``; its models are the
-boolean kind's, the models of bits. Its default training settings are ``hyperparams.GOTU`` (in
-the table of the papers' settings, ``hyperparams.RECIPES``, below this layer).
+``analysis.fourier_tracking.FourierTracker`` during training (``recipes/gotu.py``). Its
+generators are the boolean kind's (they draw any Boolean target on its seen domain), named
+``"module:function"``; its models are the boolean kind's, the models of bits. Its default
+training settings are ``hyperparams.GOTU`` (in the table of the papers' settings,
+``hyperparams.RECIPES``, below this layer).
 """
 
 from pvr_keras.errors import ConfigError
