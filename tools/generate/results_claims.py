@@ -122,8 +122,9 @@ ROWS = [
      "with a polynomial activation); mean-field nets reach leaky solutions, and so do large "
      "learning rates; this explains length-generalisation failures (parity trained on a "
      "Hamming ball); the Degree-Curriculum needs fewer steps for parity", gotu.gotu,
-     "their tasks, models and settings per model (tools/studies/gotu_study.sh); seed 1 on "
-     "TensorFlow on a 2-core CPU, seeds 2-3 on JAX where recorded (theirs: seeds 1-10); the "
+     "their tasks, models and settings per model (tools/studies/gotu_study.sh); seeds 1-3 "
+     "(theirs: 1-10), on TensorFlow or JAX as each record says (listed per task on the "
+     "study's page); the "
      "Transformer at width 1/8 (dim 32); their Adam runs (every Transformer, lengthgen, "
      "full16parity) without their coupled weight decay 0.001 and at Keras's epsilon 1e-7 "
      "(theirs 1e-8; both now options: --coupled-weight-decay, --adam-epsilon); the random "
