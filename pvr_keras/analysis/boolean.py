@@ -144,11 +144,16 @@ def model_values(model, num_bits, batch_size=65_536):
     input (batch,) or (batch, 1). The batch is cut so that the widest layer's outputs of one
     batch stay within ``EVAL_FLOATS`` numbers (a mean-field net's 65,536 units: 1,024).
     """
-    cube = boolean_cube(num_bits)
+    return model_outputs(model, boolean_cube(num_bits), batch_size)
+
+
+def model_outputs(model, x, batch_size=65_536):
+    """A trained model's outputs at the points ``x``, int8 (N, d) (``model_values``' batches):
+    (N,) float64."""
     batch_size = max(1, min(batch_size, EVAL_FLOATS // _widest(model)))
     outputs = []
-    for start in range(0, len(cube), batch_size):
-        out = np.asarray(model.predict_on_batch(cube[start : start + batch_size]), np.float64)
+    for start in range(0, len(x), batch_size):
+        out = np.asarray(model.predict_on_batch(x[start : start + batch_size]), np.float64)
         outputs.append(out.reshape(len(out), -1)[:, 0])
     return np.concatenate(outputs)
 
@@ -173,5 +178,5 @@ def half_mse(predictions, values):
 
 
 __all__ = ["MAX_CUBE_BITS", "bits_of", "boolean_cube", "boolean_influence", "degree_profile",
-           "fourier_coefficients", "frozen_prediction", "half_mse", "model_values", "subset_of",
-           "subset_sizes", "target_values"]  # fmt: skip
+           "fourier_coefficients", "frozen_prediction", "half_mse", "model_outputs", "model_values",
+           "subset_of", "subset_sizes", "target_values"]  # fmt: skip

@@ -330,7 +330,17 @@ def leak(learned, values, mdi, seen):
     unseen = ~seen
     if not unseen.any():
         raise ValueError("seen marks every point: there is no unseen point to measure")
-    gap = values[unseen] - mdi[unseen]
+    return leak_at(learned[unseen], values[unseen], mdi[unseen])
+
+
+def leak_at(learned, values, mdi):
+    """``leak`` over the given points, every one unseen (a sample of them, where the cube is
+    too large to list): mean((f - g)(f - MDI)) / mean((f - MDI)^2), arrays of one shape.
+
+    Raises:
+        ValueError: f equals its MDI at every point (alpha is undefined).
+    """
+    gap = values - mdi
     if not np.any(gap):
         raise ValueError("f equals its min-degree interpolator on the unseen points")
-    return float(np.mean((values[unseen] - learned[unseen]) * gap) / np.mean(gap**2))
+    return float(np.mean((values - learned) * gap) / np.mean(gap**2))

@@ -9,7 +9,9 @@ lexicographic minimisation then runs over d + 1 numbers, degree by degree from t
 the seen weights with each weight counted C(d, w) times: exact for any d the cube allows
 (``symmetric_mdi``). A target written as a polynomial goes monomial by monomial
 (``interpolation.min_degree_expansion``: each on the bits of the monomial and the domain), and
-any other through ``interpolation.min_degree_interpolator``.
+any other through ``interpolation.min_degree_interpolator``. The polynomial route's expansion
+itself (``mdi_expansion``) gives the MDI at any points of a cube too large to list
+(``expansion_at``).
 
     >>> from pvr_keras.tasks import FunctionTask
     >>> task = FunctionTask(num_bits=6, target="parity:all", domain="ball:2")
@@ -83,13 +85,21 @@ def _symmetric(task):
             and sorted(function.subset) == list(range(task.num_bits)))  # fmt: skip
 
 
-def expansion_values(expansion, num_bits):
-    """A Fourier expansion {bits: coefficient} on the whole cube in row order: (2**d,)."""
-    x = boolean.boolean_cube(num_bits).astype(np.float64)
+def expansion_at(expansion, x):
+    """A Fourier expansion {bits: coefficient} at the points ``x`` (N, d) of +1/-1: float64
+    (N,)."""
+    x = np.asarray(x).astype(np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (N, d); received shape {x.shape}")
     out = np.zeros(len(x))
     for bits, c in expansion.items():
         out += c * (x[:, list(bits)].prod(axis=1) if bits else 1.0)
     return out
+
+
+def expansion_values(expansion, num_bits):
+    """A Fourier expansion {bits: coefficient} on the whole cube in row order: (2**d,)."""
+    return expansion_at(expansion, boolean.boolean_cube(num_bits))
 
 
 def seen_mask(task):
@@ -97,17 +107,27 @@ def seen_mask(task):
     return Domain.parse(getattr(task, "domain", "all")).mask(task.num_bits)
 
 
-def task_mdi(task):
-    """The task's target's min-degree interpolator on its seen domain, on the whole cube in
-    row order: float64 (2**d,)."""
+def mdi_expansion(task):
+    """The task's target's min-degree interpolator on its seen domain as a Fourier expansion
+    {tuple of bits: coefficient} (``interpolation.min_degree_expansion``, monomial by
+    monomial: any d), where the target is a polynomial and the domain no Hamming ball; None
+    otherwise."""
     function = getattr(task, "function", task)
     expansion = expansion_of(function) if isinstance(function, BooleanFunction) else None
     domain = Domain.parse(getattr(task, "domain", "all"))
-    if expansion is not None and domain.kind != "ball":  # monomial by monomial, any d
-        bits = domain.depends_on(task.num_bits)
-        mdi = interpolation.min_degree_expansion(
-            expansion, task.num_bits, bits, domain.seen_patterns(task.num_bits)
-        )
+    if expansion is None or domain.kind == "ball":
+        return None
+    bits = domain.depends_on(task.num_bits)
+    return interpolation.min_degree_expansion(
+        expansion, task.num_bits, bits, domain.seen_patterns(task.num_bits)
+    )
+
+
+def task_mdi(task):
+    """The task's target's min-degree interpolator on its seen domain, on the whole cube in
+    row order: float64 (2**d,)."""
+    mdi = mdi_expansion(task)
+    if mdi is not None:  # monomial by monomial
         return expansion_values(mdi, task.num_bits)
     values = boolean.target_values(task)
     seen = seen_mask(task)
@@ -122,4 +142,5 @@ def task_mdi(task):
     return interpolation.min_degree_interpolator(values, seen)
 
 
-__all__ = ["expansion_values", "krawtchouk", "seen_mask", "symmetric_mdi", "task_mdi"]
+__all__ = ["expansion_at", "expansion_values", "krawtchouk", "mdi_expansion", "seen_mask",
+           "symmetric_mdi", "task_mdi"]  # fmt: skip

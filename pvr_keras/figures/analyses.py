@@ -214,7 +214,8 @@ def gotu(coefficients, metric, path, title):
 
     Args:
         coefficients: ``{"monomials": [name, ...], "target": [...], "mdi": [...],
-            "learned": {variant: [mean coefficient over seeds, ...]}}``; or, where each variant
+            "learned": {variant: [mean coefficient over seeds, ...]}}``, optionally with
+            ``"measured"``, how (the axis; default "on the whole cube"); or, where each variant
             has its own MDI (length generalisation), ``{"profiles": {variant: [share of the
             Fourier weight per degree, ...]}, "mdi_degrees": {variant: degree}}``.
         metric: ``{"name": axis label, "variants": [label, ...], "values": [[per seed], ...],
@@ -247,7 +248,8 @@ def _monomials(left, coefficients):
                  label=label, color=color, hatch=hatch, edgecolor="gray")  # fmt: skip
     left.axhline(0, color="gray", linewidth=0.5)
     left.set_xticks(np.arange(len(names)), names, rotation=45, ha="right", fontsize=7)
-    left.set(ylabel="Fourier coefficient (on the whole cube)")
+    measured = coefficients.get("measured", "on the whole cube")
+    left.set(ylabel=f"Fourier coefficient ({measured})")
     left.set_title("the relevant monomials: truth, min-degree interpolator, learned (mean "
                    "over seeds)", fontsize=8)  # fmt: skip
     left.legend(fontsize=6, ncol=2)

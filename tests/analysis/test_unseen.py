@@ -8,7 +8,15 @@ import pytest
 
 from pvr_keras.analysis import boolean, fourier_tracking
 from pvr_keras.analysis.interpolation import leak, min_degree_interpolator
-from pvr_keras.analysis.unseen import krawtchouk, seen_mask, symmetric_mdi, task_mdi
+from pvr_keras.analysis.sampled_tracking import sample_points
+from pvr_keras.analysis.unseen import (
+    expansion_at,
+    krawtchouk,
+    mdi_expansion,
+    seen_mask,
+    symmetric_mdi,
+    task_mdi,
+)
 from pvr_keras.tasks import FunctionTask
 
 
@@ -87,3 +95,34 @@ def test_polynomial_targets_go_monomial_by_monomial():
     x = boolean.boolean_cube(15).astype(np.float64)
     np.testing.assert_allclose(task_mdi(task), x[:, 2] - 1.25 * x[:, 0] + 1.5 * x[:, 1],
                                atol=1e-9)  # fmt: skip
+
+
+def _rows(x):
+    """The cube's rows (``boolean_cube``'s order) of the points x (N, d): row bit j is x_j = -1."""
+    return ((np.asarray(x) < 0).astype(np.int64) << np.arange(x.shape[1])).sum(axis=1)
+
+
+@pytest.mark.parametrize(
+    "d, target, domain",
+    [(15, "x0x1", "any_of:0,1"), (9, "cyclic:3", "any_of:0,1,2"),
+     (8, "x0x1-1.25x1x2+1.5x0x2", "parity:0,1,2"), (7, "x0x1x2+x0x3x4x5", "frozen:0")],
+)  # fmt: skip
+def test_the_mdi_at_sampled_points_is_the_exact_mdi_at_their_rows(d, target, domain):
+    """The expansion's values at points of the cube are the general solver's at those rows (an
+    independent route: the whole cube, no expansion), as a sampled tracker uses them."""
+    task = FunctionTask(num_bits=d, target=target, domain=domain)
+    exact = min_degree_interpolator(boolean.target_values(task), seen_mask(task))
+    x = sample_points(d, 500, seed=2)
+    np.testing.assert_allclose(expansion_at(mdi_expansion(task), x), exact[_rows(x)], atol=1e-9)
+    np.testing.assert_array_equal(task.seen(x), seen_mask(task)[_rows(x)])
+
+
+def test_the_mdi_expansion_at_40_bits_and_where_there_is_none():
+    task = FunctionTask(num_bits=40, target="x0x1", domain="any_of:0,1")
+    x = sample_points(40, 1000, seed=3).astype(np.float64)
+    np.testing.assert_allclose(expansion_at(mdi_expansion(task), x), x[:, 0] + x[:, 1] - 1,
+                               atol=1e-12)  # fmt: skip
+    assert mdi_expansion(FunctionTask(num_bits=9, target="x0x1", domain="ball:3")) is None
+    assert mdi_expansion(FunctionTask(num_bits=9, target="parity:all", domain="any_of:0")) is None
+    with pytest.raises(ValueError, match="shape \\(N, d\\)"):
+        expansion_at({(0,): 1.0}, np.ones(3))

@@ -250,3 +250,65 @@ def test_the_task_placeholder_of_out_is_filled_in(recipe, tmp_path):
     with pytest.raises(ConfigError, match="names a placeholder that is not a field"):
         recipe.main(["--out", str(tmp_path / "{nope}")])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["2parity"]
+
+
+def test_2parity40_trains_and_is_tracked_on_a_sample_of_the_cube(recipe, tmp_path):
+    """2parity at d = 40 (their Figure 9): 2^40 points cannot be listed, so fourier.json holds
+    estimates on a fixed sample of the cube and says so; the leak and unseen errors are those
+    of the saved model on that sample's unseen points; no degree profile. Tiny: 1 epoch on 256
+    examples."""
+    from pvr_keras.analysis import sampled_tracking
+
+    out = tmp_path / "d40"
+    recipe.main(["--task", "2parity40", "--epochs", "1", "--num-examples", "256", "--out",
+                 str(out)])  # fmt: skip
+    result = json.loads((out / "gotu.json").read_text())
+    [r] = result["runs"]
+    found = json.loads((out / r["run_dir"] / "fourier.json").read_text())
+    points = sampled_tracking.SAMPLE_POINTS
+    assert found["evaluation"]["kind"] == "sampled" and found["evaluation"]["points"] == points
+    assert result["tracking"]["evaluation"] == found["evaluation"]
+    assert result["tracking"]["monomials"] == ["1", "x0", "x1", "x0x1"]
+    assert result["tracking"]["mdi"] == pytest.approx([-1, 1, 1, 0], abs=1e-12)
+    run = legacy.from_config(json.loads((out / r["run_dir"] / "record.json").read_text())["config"])
+    assert (run.num_bits, run.draw, run.num_examples, run.test_examples) == (40, "uniform", 256,
+                                                                            8192)  # fmt: skip
+    x = sampled_tracking.sample_points(40, points, found["evaluation"]["seed"])
+    values = np.asarray(load_run(out / r["run_dir"]).model.predict_on_batch(x), np.float64)[:, 0]
+    xf = x.astype(np.float64)
+    target, mdi = xf[:, 0] * xf[:, 1], xf[:, 0] + xf[:, 1] - 1
+    unseen = (x[:, 0] < 0) & (x[:, 1] < 0)
+    assert found["evaluation"]["unseen_points"] == unseen.sum()
+    gap = (target - mdi)[unseen]
+    leak = np.mean((target - values)[unseen] * gap) / np.mean(gap**2)
+    assert r["leak"] == pytest.approx(leak, rel=1e-5)
+    assert r["unseen_mse"] == pytest.approx(np.mean((values - target)[unseen] ** 2), rel=1e-5)
+    assert r["seen_mse"] == pytest.approx(np.mean((values - target)[~unseen] ** 2), rel=1e-5)
+    assert r["coefficients"] == pytest.approx([np.mean(values), np.mean(values * xf[:, 0]),
+                                               np.mean(values * xf[:, 1]),
+                                               np.mean(values * target)], abs=1e-6)  # fmt: skip
+    assert r["degree_profile"] is None and r["low_degree_weight"] is None
+    assert r["mdi_degree"] == 1  # x0 + x1 - 1, from its expansion
+    with open(out / "gotu.csv") as f:
+        assert [row["variant"] for row in csv.DictReader(f)] == ["mlp"]
+    assert_plot(out / "gotu.png")
+    # a summary read back is untrusted: a sample's numbers of the wrong kind drop its tracking
+    assert recipe.previous_summary(out)["tracking"] == result["tracking"]
+    result["tracking"]["evaluation"]["points"] = "65536"
+    (out / "gotu.json").write_text(json.dumps(result))
+    assert recipe.previous_summary(out)["tracking"] is None
+
+
+def test_2parity40_has_the_settings_of_2parity_at_d_40(recipe):
+    parsed = recipe.COMMAND.parse_all(["--task", "2parity40", "--preset", "medium"])
+    runs = dict(recipe.runs_of(parsed, parsed.preset)[::3])  # seed 1 of each variant
+    assert list(runs) == list(recipe.TASKS["2parity"][1])
+    parsed15 = recipe.COMMAND.parse_all(["--task", "2parity", "--preset", "medium"])
+    for label, run15 in recipe.runs_of(parsed15, parsed15.preset)[::3]:
+        run = runs[label]
+        assert (run.num_bits, run.target, run.domain, run.draw) == (40, "x0x1", "any_of:0,1",
+                                                                    "uniform")  # fmt: skip
+        assert run.num_examples == run15.num_examples == 24_576  # 2parity's seen points
+        assert run.test_examples == 8192
+        for field in ("model", "learning_rate", "epochs", "batch_size", "optimizer"):
+            assert getattr(run, field) == getattr(run15, field), (label, field)
