@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The medium study of Generalization on the Unseen (Abbe, Bengio, Lotfi, Rizk 2023) in
 # docs/results/gotu: which models learn the min-degree interpolator, the leak against the
-# learning rate, length generalisation, majority (maj3), the Degree-Curriculum (N = 3,000 to
-# 11,000). recipes/gotu.py, one task after another, coverage first (seed 1 of everything, then
-# seeds 2-3); resumable: run it again after a kill and finished runs are skipped.
+# learning rate, length generalisation, majority (maj3), 2parity at d = 40 (tracked on a sample
+# of the cube), the Degree-Curriculum (N = 3,000 to 11,000). recipes/gotu.py, one task after
+# another, coverage first (seed 1 of everything, then seeds 2-3); resumable: run it again
+# after a kill and finished runs are skipped.
 #
 #   bash tools/studies/gotu_study.sh [RESULTS]        # default runs/gotu_medium
 #   python tools/export_results.py RESULTS docs/results
@@ -27,6 +28,7 @@ for seeds in "1" "1 2 3"; do
   gotu lengthgen --seed $seeds
   gotu cyclic3dim15 --seed $seeds
   gotu maj3 --seed $seeds
+  gotu 2parity40 --seed $seeds
   gotu full16parity --seed $seeds
 done
 echo "=== $(date -u +%FT%TZ) done"
