@@ -76,8 +76,9 @@ ROWS = [
     ("Fig. 11: up to 5x10^7 examples",
      "MLP learns window 4 at 10^7 but saturates; Mixer solves complexity m at ~5x10^(m+3)",
       figure11.fig11,
-     "windows 1-3 of 4 so far (window 4 running on TensorFlow; the MLP at 10^6 / 10^7 not "
-     "yet), 1 seed (3 at window 3's tenth), 1/8 width "
+     "windows 1-3 of 4: window 4 not finished (the Mixer's two runs are 2 x 97,660 steps, "
+     "about 11 h on a 2-core CPU at TensorFlow's best 0.2 s a step and more under load; "
+     "training, resumable, in the background; the MLP at 10^6 / 10^7 after them), 1 seed (3 at window 3's tenth), 1/8 width "
      "(144,506 parameters against 8.5M), 20 epochs of the threshold size with 2 of warm-up "
      "(paper 200 and 10)",
      "partly (windows 1-3 within the paper's sufficient sizes, window 3's tenth in 3 seeds "
