@@ -7,7 +7,6 @@ import pathlib
 import re
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
@@ -80,34 +79,67 @@ BAD = [
 TOOLS = ("evaluate", "benchmark")  # scripts of tools/, not recipes/
 
 
-@pytest.mark.parametrize(("recipe", "flags", "message"), BAD, ids=lambda v: str(v)[:40])
-def test_bad_flags_fail_before_tensorflow_and_write_nothing(recipe, flags, message, tmp_path):
-    out = tmp_path / "out"
-    script = textwrap.dedent(
-        f"""
-        import sys
-        sys.path.insert(0, {str(REPO / ("tools" if recipe in TOOLS else "recipes"))!r})
-        import {recipe} as recipe
-        from pvr_keras.cli import ConfigError
-        argv = [a.replace("RUN", {str(REPO / "docs")!r}) for a in {flags!r}]
-        if "--out" not in argv and {recipe!r} not in ("tune", "evaluate"):
-            argv = argv + ["--out", {str(out)!r}]
-        try:
-            recipe.main(argv)
-        except ConfigError as err:
-            print("ConfigError:", err)
-        print("tensorflow imported:", "tensorflow" in sys.modules)
-        """
-    )
+# One process runs every case (each in a folder of its own), recording after each whether
+# TensorFlow has been imported yet: a case that imports it is the first to see it there, so
+# each is checked as in a process of its own, without ~45 interpreter starts. A case that
+# starts its work instead of refusing it ends the process (after 60 s), failing the rest.
+BAD_CASES = """
+import contextlib, importlib, io, json, os, sys, threading
+from pvr_keras.cli import ConfigError
+for recipe, argv, path, folder in json.loads(sys.argv[1]):
+    os.chdir(folder)
+    sys.path.insert(0, path)
+    printed, error, other = io.StringIO(), None, "no error"
+    watchdog = threading.Timer(60, os._exit, (3,))
+    watchdog.start()
+    try:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            importlib.import_module(recipe).main(argv)
+    except ConfigError as err:
+        error = str(err)
+    except BaseException as err:  # noqa: B036  (a SystemExit too: recorded for its case)
+        other = f"{type(err).__name__}: {err}"
+    watchdog.cancel()
+    sys.path.remove(path)
+    result = {"error": error, "other": other, "printed": printed.getvalue()[-2000:],
+              "tensorflow": "tensorflow" in sys.modules}
+    print(json.dumps(result), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def bad_flag_results(tmp_path_factory):
+    """[(folder, result or None)] of the ``BAD`` cases, in order, run in one fresh process
+    (None: the process ended before the case)."""
+    cases = []
+    for index, (recipe, flags, _) in enumerate(BAD):
+        folder = tmp_path_factory.mktemp(f"bad{index}")
+        argv = [a.replace("RUN", str(REPO / "docs")) for a in flags]
+        if "--out" not in argv and recipe not in ("tune", "evaluate"):
+            argv += ["--out", str(folder / "out")]
+        path = str(REPO / ("tools" if recipe in TOOLS else "recipes"))
+        cases.append((recipe, argv, path, str(folder)))
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     done = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True,
-        timeout=120,
+        [sys.executable, "-c", BAD_CASES, json.dumps(cases)], cwd=cases[0][3], env=env,
+        capture_output=True, text=True, timeout=600,
     )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "ConfigError:" in done.stdout and message in done.stdout, done.stdout
-    assert "tensorflow imported: False" in done.stdout
-    assert not out.exists() and not (tmp_path / "runs").exists()
+    results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    results += [None] * (len(cases) - len(results))
+    ended = f"the process ended (exit {done.returncode}) before this case: {done.stderr[-2000:]}"
+    pairs = zip(cases, results, strict=True)
+    return [(pathlib.Path(case[3]), result or {"other": ended}) for case, result in pairs]
+
+
+@pytest.mark.parametrize(("recipe", "flags", "message"), BAD, ids=lambda v: str(v)[:40])
+def test_bad_flags_fail_before_tensorflow_and_write_nothing(
+    recipe, flags, message, bad_flag_results
+):
+    folder, result = bad_flag_results[BAD.index((recipe, flags, message))]
+    assert result.get("error") is not None, result  # a ConfigError, not another error
+    assert message in result["error"], result["error"]
+    assert not result["tensorflow"]  # not imported by this case or one before it
+    assert not (folder / "out").exists() and not (folder / "runs").exists()
 
 
 def test_command_line_bad_flag_is_a_usage_error(tmp_path):
