@@ -174,16 +174,29 @@ def test_help_shows_each_presets_values(capsys):
     assert "a CNN's base channels (quick: 0.25; paper: 1.0)" in flat
 
 
-def test_refused_rerun_leaves_the_finished_folder_as_it_was(tmp_path):
-    out = tmp_path / "run"
-    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+# A tiny finished token_pvr run, shared (tests that damage it copy it first); it trains with
+# --optimizer and --tensorboard, which test_user_callbacks_optimizer_and_tensorboard checks.
+FINISHED = [*TINY, "--epochs", "1", "--optimizer", "adagrad", "--tensorboard"]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    """The folder of the ``FINISHED`` run."""
+    out = tmp_path_factory.mktemp("finished") / "runs" / "r"
+    token_pvr.main([*FINISHED, "--out", str(out)])
+    return out
+
+
+def test_refused_rerun_leaves_the_finished_folder_as_it_was(finished, tmp_path):
+    out = _copy(finished, tmp_path)
+    token_pvr.main([*FINISHED, "--out", str(out)])  # complete: config.json names the copy
     before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     with pytest.raises(cli.ConfigError, match=r"another configuration \(seed: 0 there, 1 asked"):
-        token_pvr.main([*TINY, "--epochs", "1", "--seed", "1", "--out", str(out)])
+        token_pvr.main([*FINISHED, "--seed", "1", "--out", str(out)])
     after = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
     assert after == before
     # The same command again: not trained again, nothing rewritten.
-    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
+    token_pvr.main([*FINISHED, "--out", str(out)])
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before
 
 
@@ -199,15 +212,17 @@ def test_one_process_per_run_folder(tmp_path):
 
 @pytest.mark.slow
 def test_failed_run_exits_3_and_the_output_is_quiet(tmp_path):
-    """From the command line, as a user runs it: a run below the failure threshold exits 3;
-    no TensorFlow start-up lines and no NOT_FOUND warnings in the output."""
+    """From the command line, as a user runs it: a run below the failure threshold is
+    recorded (complete, failed), not dropped, and exits 3; no TensorFlow start-up lines and
+    no NOT_FOUND warnings in the output."""
     out = tmp_path / "run"
     cmd = [sys.executable, str(REPO / "recipes" / "token_pvr.py"), *TINY, "--epochs", "2",
            "--learning-rate", "1e-9", "--out", str(out)]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     record = json.loads((out / "record.json").read_text())
-    assert record["failed"] is True
+    assert record["failed"] is True and record["status"] == "complete"
+    assert record["final"]["train_eval_accuracy"] < 0.2
     assert done.returncode == 3, done.stderr[-2000:]
     both = done.stdout + done.stderr
     assert "NOT_FOUND" not in both and "Failed to find definition" not in both
@@ -229,7 +244,7 @@ def test_image_recipe_without_data_stops_before_writing(tmp_path, download):
     assert not out.exists() and not (tmp_path / "no_data").exists()
 
 
-def test_user_callbacks_optimizer_and_tensorboard(tmp_path):
+def test_user_callbacks_optimizer_and_tensorboard(finished, tmp_path):
     import keras
 
     from pvr_keras import training
@@ -248,12 +263,10 @@ def test_user_callbacks_optimizer_and_tensorboard(tmp_path):
     record = training.train(run, tmp_path / "api", callbacks=[Epochs()], verbose=0)
     assert [e for e, _ in seen] == [0, 1]
     assert [loss for _, loss in seen] == [round(v, 6) for v in record["history"]["train_loss"]]
-    # The recipe: --optimizer reaches the recipe, --tensorboard writes event files.
-    out = tmp_path / "recipe"
-    record = token_pvr.main([*TINY, "--epochs", "1", "--optimizer", "adagrad", "--tensorboard",
-                             "--out", str(out)])  # fmt: skip
+    # The recipe (FINISHED): --optimizer reaches the recipe, --tensorboard writes event files.
+    record = json.loads((finished / "record.json").read_text())
     assert record["recipe"]["optimizer"] == "adagrad"
-    assert list((out / "tensorboard").rglob("events.out.tfevents.*"))
+    assert list((finished / "tensorboard").rglob("events.out.tfevents.*"))
     assert "tensorboard" not in record["config"]  # how it ran, not what it computed
 
 
@@ -269,14 +282,6 @@ def test_tensorboard_flag_without_the_package(monkeypatch, tmp_path):
     with pytest.raises(cli.ConfigError, match=r'pip install -e ".\[tensorboard\]"'):
         token_pvr.main([*TINY, "--tensorboard", "--out", str(tmp_path / "o")])
     assert not (tmp_path / "o").exists()
-
-
-@pytest.fixture(scope="module")
-def finished(tmp_path_factory):
-    """A tiny finished token_pvr run (its folder is copied by tests that damage it)."""
-    out = tmp_path_factory.mktemp("finished") / "runs" / "r"
-    token_pvr.main([*TINY, "--epochs", "1", "--out", str(out)])
-    return out
 
 
 def test_an_out_folder_inside_or_above_another_run_is_refused(finished, tmp_path):
