@@ -78,7 +78,8 @@ ROWS = [
       figure11.fig11,
      "windows 1-3 of 4: window 4 not finished (the Mixer's two runs are 2 x 97,660 steps, "
      "about 11 h on a 2-core CPU at TensorFlow's best 0.2 s a step and more under load; "
-     "training, resumable, in the background; the MLP at 10^6 / 10^7 after them), 1 seed (3 at window 3's tenth), 1/8 width "
+     "training, resumable, in the background; the MLP at 10^6 / 10^7 after them), 1 seed "
+     "(3 at window 3's tenth), 1/8 width "
      "(144,506 parameters against 8.5M), 20 epochs of the threshold size with 2 of warm-up "
      "(paper 200 and 10)",
      "partly (windows 1-3 within the paper's sufficient sizes, window 3's tenth in 3 seeds "
