@@ -336,8 +336,9 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path, judged)
 
     assert verdict().startswith(
         "reproduced (3 seeds per model, theirs 10): random features, rfrelu: the MDI learned "
-        "(leak >= 0.9 and every coefficient within 0.1 of the MDI's, seeds' mean) on 3 of 3 "
-        "tasks: 2parity 0.95 (gap 0.05), threesym 0.95 (gap 0.05), cyclic3dim15 0.95 (gap 0.05); "
+        "(leak >= 0.9 and every coefficient within 0.1 of the MDI's, seeds' mean) on 5 of 5 "
+        "tasks: 2parity 0.95 (gap 0.05), threesym 0.95 (gap 0.05), cyclic3dim15 0.95 (gap 0.05), "
+        "maj3 0.95 (gap 0.05), 2parity40 0.95 (gap 0.05); "
         "the Transformer (ours at width 1/8), transformer: the MDI learned"
     )  # fmt: skip
     assert verdict(seeds=1).startswith("partly (1 seed per model, theirs 10)")
@@ -345,7 +346,7 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path, judged)
     # the standard is the paper's "an MDI is learned", not "nearer the MDI than the truth"
     near = verdict(**{"2parity": dict(good, transformer=0.8)})
     assert ("not: the Transformer (ours at width 1/8), transformer: the MDI learned (leak >= 0.9 "
-            "and every coefficient within 0.1 of the MDI's, seeds' mean) on 2 of 3 tasks: "
+            "and every coefficient within 0.1 of the MDI's, seeds' mean) on 4 of 5 tasks: "
             "2parity 0.80 (gap 0.20)") in near  # fmt: skip
     assert "the MLP (not named by the paper) sits between the truth and the MDI: leak 0.80" in near
     assert near.startswith("partly")  # the MLP's place is said, not judged
@@ -353,12 +354,19 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path, judged)
             "MDI's, rfrelu 0.50, rfpoly 0.90") in verdict()  # fmt: skip
     assert "not: their Figure 5's contrast" in verdict(rfexample=dict(rfrelu=0.9, rfpoly=0.5))
     # mean-field nets reach leaky solutions: a leak short of the MDI; past 1 is past it
-    said = verdict(threesym=dict(good, meanfield=0.95), cyclic3dim15=dict(good, meanfield=1.2))
-    assert ("not: the mean-field net is leaky (leak below 0.9) on 1 of 3 tasks (2parity 0.60); "
+    said = verdict(
+        threesym=dict(good, meanfield=0.95),
+        cyclic3dim15=dict(good, meanfield=1.2),
+        maj3=dict(good, meanfield=0.95),
+        **{"2parity40": dict(good, meanfield=0.95)},
+    )
+    assert ("not: the mean-field net is leaky (leak below 0.9) on 1 of 5 tasks (2parity 0.60); "
             "past the MDI on cyclic3dim15 1.20") in said  # fmt: skip
-    assert ("the mean-field net is leaky (leak below 0.9) on 2 of 3 tasks (2parity 0.60, "
-            "threesym 0.60); past the MDI on cyclic3dim15 1.20") in verdict(
-                cyclic3dim15=dict(good, meanfield=1.2))  # fmt: skip
+    past = verdict(cyclic3dim15=dict(good, meanfield=1.2))
+    assert (
+        "the mean-field net is leaky (leak below 0.9) on 4 of 5 tasks (2parity 0.60, "
+        "threesym 0.60, maj3 0.60, 2parity40 0.60); past the MDI on cyclic3dim15 1.20"
+    ) in past
     assert ("alpha falls with the learning rate (3 seeds; mean, seed range): 0.99 (0.99-0.99) "
             "at 0.01 to 0.85 (0.85-0.85) at 0.15; flat within the seeds' spread from 0.01 to "
             "0.01") in verdict()  # fmt: skip
@@ -420,7 +428,7 @@ def test_gotu_verdict_checks_each_claim_on_the_records(claims, tmp_path, judged)
     unfit = verdict(cyclic3dim15=dict(good, rfrelu=0.2), seen={"cyclic3dim15": {"rfrelu": 11.1}})
     assert unfit.startswith("partly (3 seeds per model, theirs 10): random features, rfrelu: "
                             "the MDI learned (leak >= 0.9 and every coefficient within 0.1 of "
-                            "the MDI's, seeds' mean) on 2 of 2 tasks")  # fmt: skip
+                            "the MDI's, seeds' mean) on 4 of 4 tasks")  # fmt: skip
     assert unfit.endswith("not: left out, not fit on the seen points in their epochs: rfrelu on "
                           "cyclic3dim15 (seen MSE 11.10)")  # fmt: skip
     assert judged.gotu.gotu_verdict(claims.studies(tmp_path / "none")) == "running"
