@@ -2,6 +2,7 @@
 tools/benchmark.py --predictions; the LLM scoring script on an oracle and on a bad model;
 the leaderboard drawn from model tables."""
 
+import functools
 import json
 import os
 
@@ -15,6 +16,10 @@ from tests import scripts
 def test_a_numpy_model_scored_through_the_predictions_path(tmp_path, monkeypatch, capsys):
     example = scripts.load("docs/benchmarks/numpy_softmax.py")
     monkeypatch.setattr(example, "ENTRIES", {"w1": "token/w1"})
+    # Its gradient descent in 80 steps of 10, not 300 of 2: every test example still right
+    # (with a wider margin, 0.6 against 0.11), in a quarter of the time.
+    train = functools.partial(example.train, steps=80, learning_rate=10.0)
+    monkeypatch.setattr(example, "train", train)
     table = example.main(tmp_path)
     assert table["entries"]["w1"]["test_accuracy"] == 1.0  # the value at the pointer is linear
     recipe = scripts.load("tools/benchmark.py")

@@ -18,11 +18,18 @@ def test_tiny_sweep(tmp_path, monkeypatch):
     sweep = scripts.load("recipes/token_sweep.py")
     tool = scripts.load("tools/holdout_analysis.py")
     out = tmp_path / "results" / "token"  # the layout of tools/studies/medium_studies.sh
-    sweep.main(["--sweep", "holdout", "--preset", "medium", "--windows", "2", "--holdouts", "0",
+    sweep.main(["--sweep", "holdout", "--preset", "medium", "--windows", "2", "--holdouts",
                 "2", "--sizes", "1000", "--seeds", "0", "--epochs", "1", "--min-steps", "0",
                 "--warmup-epochs", "0",
                 "--test-examples", "400", "--no-figures", "--out", str(out)])  # fmt: skip
+    # The analysis skips runs without holdout: a holdout-0 line beside the one trained (its
+    # folder the same, so that only the skip keeps it out) while it runs, not a second run.
+    trained = (out / "results.jsonl").read_text()
+    line = json.loads(trained)
+    with open(out / "results.jsonl", "a") as f:
+        f.write(json.dumps({**line, "id": line["id"] + "-iid", "holdout": 0}) + "\n")
     [summary] = tool.main([str(out), "--test-examples", "400", "--train-examples", "3000"])
+    (out / "results.jsonl").write_text(trained)
     line = next(json.loads(s) for s in (out / "results.jsonl").read_text().splitlines()
                 if json.loads(s)["holdout"] == 2)  # fmt: skip
     # The same 400 held-out test examples as the run's test set: the same accuracy.

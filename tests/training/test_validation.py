@@ -2,6 +2,7 @@
 training-distribution examples (never the test set), the test set is evaluated under its own
 name, a finished folder keeps no lock, and output to a file is one line per epoch."""
 
+import contextlib
 import io
 
 import keras
@@ -48,9 +49,21 @@ def _train(out, callbacks=(), verbose=0):
     )  # fmt: skip
 
 
-def test_keras_validation_is_not_the_test_set_and_the_test_set_has_its_own_name(tmp_path):
-    check = Check()
-    record = _train(tmp_path / "run", [check])
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One run of ``RUN`` that the tests below look at from their sides: (folder, record,
+    the ``Check`` and the fake ``Clock`` it trained with, what it printed). Printed to a
+    file-like stream (not a terminal), as pytest's captured stdout is."""
+    out = tmp_path_factory.mktemp("validation") / "run"
+    check, clock, printed = Check(), Clock(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed):
+        patch.setattr(epochs, "time", clock)
+        record = _train(out, [check, clock], verbose="auto")
+    return out, record, check, clock, printed.getvalue()
+
+
+def test_keras_validation_is_not_the_test_set_and_the_test_set_has_its_own_name(trained):
+    _, record, check, _, _ = trained
     assert len(check.seen) == 2
     for epoch, (logs, found) in enumerate(check.seen):
         # Keras's val_* (what EarlyStopping and the tuner read) is the validation set...
@@ -86,9 +99,8 @@ def test_the_validation_set_is_neither_trained_on_nor_tested():
     assert not np.all(window == [0, 1], axis=1).any()  # holdout-1 holds out (0, 1)
 
 
-def test_a_finished_run_folder_keeps_no_lock(tmp_path):
-    out = tmp_path / "run"
-    _train(out)
+def test_a_finished_run_folder_keeps_no_lock(trained):
+    out = trained[0]
     assert (out / "record.json").is_file()
     assert not (out / records.RunLock.NAME).exists()
 
@@ -103,9 +115,8 @@ def test_the_lock_is_still_exclusive_while_held(tmp_path):
         pass
 
 
-def test_output_to_a_file_is_one_plain_line_per_epoch(tmp_path, capsys):
-    _train(tmp_path / "run", verbose="auto")  # pytest's captured stdout is not a terminal
-    out = capsys.readouterr().out
+def test_output_to_a_file_is_one_plain_line_per_epoch(trained):
+    out = trained[4]  # verbose="auto", to a stream that is not a terminal
     lines = [line for line in out.splitlines() if line.startswith("Epoch")]
     assert [line.split(" - ")[0] for line in lines] == ["Epoch 1/2", "Epoch 2/2"]
     assert "\x1b" not in out and "\b" not in out and "\r" not in out
@@ -154,10 +165,8 @@ class Clock(keras.callbacks.Callback):
         self.validation_batches[-1] += 1
 
 
-def test_the_history_times_the_training_steps_and_the_evaluations_apart(tmp_path, monkeypatch):
-    clock = Clock()
-    monkeypatch.setattr(epochs, "time", clock)
-    record = _train(tmp_path / "run", [clock])
+def test_the_history_times_the_training_steps_and_the_evaluations_apart(trained):
+    _, record, _, clock, _ = trained  # trained with epochs.time the fake clock
     history = record["history"]
     per_call = record["steps_per_execution"]
     calls = record["steps_per_epoch"] // per_call
