@@ -1,5 +1,6 @@
 """The JAX device twins regenerate every token and Boolean split to the committed manifest
-(the tf.data streams and the NumPy sources are checked in tests/benchmarks/test_manifest.py)."""
+(those of ``REGENERATED``: all but 8 of f3's frozen-bit configs; the tf.data streams and the
+NumPy sources are checked in tests/benchmarks/test_manifest.py)."""
 
 import pytest
 

@@ -20,7 +20,7 @@ def test_gpu_check_runs_in_smoke_mode_and_prints_one_summary_table(tmp_path):
         SMOKE_ONLY="token_pvr_mlp", TMPDIR=str(tmp_path), LIMIT="600", SMOKE_LIMIT="600",
     )  # fmt: skip
     done = subprocess.run(
-        ["bash", "tools/probes/gpu_check.sh", "--token-examples", "2048", "--block-examples", "100",
+        ["bash", "tools/probes/gpu_check.sh", "--token-examples", "1024", "--block-examples", "50",
          "--models", "mlp", "resnet18"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=1200,
     )  # fmt: skip

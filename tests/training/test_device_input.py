@@ -56,6 +56,9 @@ def test_device_input_trains_exactly_as_tfdata(tmp_path):
     assert "iid_test_accuracy" in device["final"]
 
 
+# One process for two tests (an import of JAX and TensorFlow each is seconds): first a run on
+# one device from device input, then whether TensorFlow started; then the same data on two
+# devices (the CPU split in two) from device input and from tf.data.
 TWO_DEVICES = """
 import json, sys
 from pvr_keras.training import distribute
@@ -67,6 +70,15 @@ from pvr_keras.kinds.token import jax_data as device
 from pvr_keras.runconfig import Run
 from pvr_keras.tasks import TokenTask
 from pvr_keras.training.inputs import train_data
+one = Run.make("token", num_examples=600, test_examples=300, epochs=1, min_steps=0,
+               batch_size=128)
+data = train_data("token", TokenTask(), 600, test_examples=300, batch_size=128, input="device")
+training.train(one, f"{sys.argv[1]}/one", data=data, verbose=0,  # no distribution: one device
+               build_model=lambda: models.get("mlp", widths=(16,), embed_dim=4))
+tf_started = False
+if "tensorflow" in sys.modules:  # imported by keras.utils.set_random_seed, to seed tf.random
+    from tensorflow.python.eager import context
+    tf_started = context.context()._context_handle is not None
 run = Run.make("token", window=1, num_examples=2001, test_examples=1001, epochs=2,
                warmup_epochs=1, min_steps=0, batch_size=128, learning_rate=0.1)
 for source in ("device", "tfdata"):
@@ -78,22 +90,23 @@ for source in ("device", "tfdata"):
 stream = device.token_stream(TokenTask(), 2001, batch_size=128)
 x, y, w = stream.with_distribution(placement.strategy)[15]  # the ragged batch, 81 -> 82 rows
 print(json.dumps({
+    "tf_started": tf_started,
     "shape": list(x.shape),
     "shards": sorted(str(s.device) for s in x.addressable_shards),
     "rows": [s.data.shape[0] for s in x.addressable_shards],
     "same_rows": bool((np.asarray(x)[:81] == np.asarray(stream[15][0])).all()),
     "weights": [float(w[0]), float(w[-1])],
-    "tf": "tensorflow" in sys.modules,
 }))
 """
 
 
-@jax_only
-@pytest.mark.slow
-def test_two_devices_each_make_their_share_and_train_as_tfdata(tmp_path):
+@pytest.fixture(scope="module")
+def two_devices(tmp_path_factory):
+    """(folder of its runs, report) of the ``TWO_DEVICES`` process."""
+    out = tmp_path_factory.mktemp("two_devices")
     env = dict(os.environ, KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3")
     proc = subprocess.run(
-        [sys.executable, "-c", TWO_DEVICES, str(tmp_path)],
+        [sys.executable, "-c", TWO_DEVICES, str(out)],
         env=env,
         cwd=REPO,
         capture_output=True,
@@ -101,54 +114,34 @@ def test_two_devices_each_make_their_share_and_train_as_tfdata(tmp_path):
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    return out, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@jax_only
+@pytest.mark.slow
+def test_two_devices_each_make_their_share_and_train_as_tfdata(two_devices):
+    out, report = two_devices
     assert report["shape"] == [82, 11] and report["rows"] == [41, 41]
     assert len(set(report["shards"])) == 2  # one share on each device
     assert report["same_rows"] and report["weights"] == [
         float(np.float32(82) / np.float32(81)),
         0.0,
     ]
-    device, tfdata = (read_record(tmp_path / name) for name in ("device", "tfdata"))
+    device, tfdata = (read_record(out / name) for name in ("device", "tfdata"))
     assert device["distribution"]["engine"] == tfdata["distribution"]["engine"]
     assert device["distribution"]["num_replicas"] == 2
     assert device["history"]["train_loss"] == tfdata["history"]["train_loss"]
     assert device["history"]["test_accuracy"] == tfdata["history"]["test_accuracy"]
 
 
-NO_TF_DEVICES = """
-import json, sys
-from pvr_keras import models, training
-from pvr_keras.runconfig import Run
-from pvr_keras.tasks import TokenTask
-from pvr_keras.training.inputs import train_data
-run = Run.make("token", num_examples=600, test_examples=300, epochs=1, min_steps=0,
-               batch_size=128)
-data = train_data("token", TokenTask(), 600, test_examples=300, batch_size=128, input="device")
-training.train(run, sys.argv[1], build_model=lambda: models.get("mlp", widths=(16,), embed_dim=4),
-               data=data, verbose=0)
-started = False
-if "tensorflow" in sys.modules:  # imported by keras.utils.set_random_seed, to seed tf.random
-    from tensorflow.python.eager import context
-    started = context.context()._context_handle is not None
-print(json.dumps({"tf_started": started}))
-"""
-
-
 @jax_only
-def test_training_from_device_input_never_starts_tensorflow(tmp_path):
+def test_training_from_device_input_never_starts_tensorflow(two_devices):
     # Keras's set_random_seed imports TensorFlow when it is installed, but no TF op runs and
     # TF never creates its devices, so it never claims an accelerator's memory.
-    env = dict(os.environ, KERAS_BACKEND="jax", TF_CPP_MIN_LOG_LEVEL="3")
-    proc = subprocess.run(
-        [sys.executable, "-c", NO_TF_DEVICES, str(tmp_path / "run")],
-        env=env,
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"tf_started": False}
+    out, report = two_devices
+    one = read_record(out / "one")
+    assert one["input"] == "device" and one["distribution"]["num_replicas"] == 1
+    assert report["tf_started"] is False
 
 
 @pytest.mark.skipif(BACKEND != "tensorflow", reason="the refusal is for the TensorFlow backend")
@@ -184,10 +177,11 @@ training.train(run, sys.argv[1], data=data, distribution=placement, verbose=0,
 
 @jax_only
 @pytest.mark.slow
-def test_two_processes_each_make_their_share_and_train_as_tfdata(tmp_path):
+def test_two_processes_each_make_their_share_and_train_as_tfdata(tmp_path, two_devices):
     """jax.distributed over two processes on 127.0.0.1: each makes its rows of every batch
     on its own device; the run equals a one-process tf.data run of the same data and steps
-    (the padding and the shares are training.distribute's)."""
+    (the padding and the shares are training.distribute's): ``two_devices``'s, on two devices
+    (which test_distribute.py holds against one device)."""
     import socket
 
     with socket.socket() as s:
@@ -214,11 +208,6 @@ def test_two_processes_each_make_their_share_and_train_as_tfdata(tmp_path):
             )
         )
     try:
-        data = inputs.train_data(
-            "token", TokenTask(window=1), 2001, test_examples=1001, batch_size=128, input="tfdata"
-        )
-        run = RUN.replace(window=1, epochs=2)
-        single = training.train(run, tmp_path / "single", build_model=_build, data=data, verbose=0)
         for proc in procs:
             proc.wait(timeout=300)
     finally:
@@ -228,6 +217,8 @@ def test_two_processes_each_make_their_share_and_train_as_tfdata(tmp_path):
     logs = [(tmp_path / f"process{i}.log").read_text()[-3000:] for i in range(2)]
     assert [p.returncode for p in procs] == [0, 0], logs
     chief, other = read_record(tmp_path / "run"), read_record(tmp_path / "run" / "process1")
+    single = read_record(two_devices[0] / "tfdata")
+    assert chief["config"] == single["config"]  # the same run
     for record in (chief, other):
         assert record["input"] == "device" and record["distribution"]["num_processes"] == 2
         assert record["history"]["train_loss"] == chief["history"]["train_loss"]

@@ -51,12 +51,24 @@ def _weights(folder):
     return [np.asarray(w) for w in model.get_weights()]
 
 
+@pytest.fixture(scope="module")
+def token_runs(tmp_path_factory):
+    """(folder, grid, records alone, records as one population) of the token grid: the runs
+    the token tests hold their populations against (trained once)."""
+    folder = tmp_path_factory.mktemp("token")
+    grid = _grid("token")
+    return folder, grid, _alone(folder, grid), _together(folder, grid)
+
+
 @jax_only
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(KINDS))
-def test_members_train_as_they_would_alone(tmp_path, kind):
-    grid = _grid(kind)
-    alone, together = _alone(tmp_path, grid), _together(tmp_path, grid)
+def test_members_train_as_they_would_alone(tmp_path, kind, request):
+    if kind == "token":
+        tmp_path, grid, alone, together = request.getfixturevalue("token_runs")
+    else:
+        grid = _grid(kind)
+        alone, together = _alone(tmp_path, grid), _together(tmp_path, grid)
     for run, lone, member, index in zip(grid, alone, together, range(2), strict=True):
         assert member["config"] == lone["config"] == run.to_dict()
         assert member["population"] == {"size": 2, "member": index, "engine": "jax.vmap"}
@@ -96,8 +108,8 @@ def test_members_start_from_their_own_weights_and_batches(tmp_path):
 
 
 @jax_only
-def test_a_nan_spoils_no_other_member_and_each_ends_on_its_own_epochs(tmp_path):
-    good, other = _grid("token", epochs=3)
+def test_a_nan_spoils_no_other_member_and_each_ends_on_its_own_epochs(tmp_path, token_runs):
+    _, (good, other), (lone, _), _ = token_runs  # good: 4 epochs, alone in token_runs
     bad = good.replace(seed=2, learning_rate=1e30)  # its loss becomes NaN at once
     short = other.replace(epochs=1)
     grid = [bad, good, short]
@@ -105,8 +117,7 @@ def test_a_nan_spoils_no_other_member_and_each_ends_on_its_own_epochs(tmp_path):
     assert together[0]["status"] == "nan" and together[0]["failed"]
     assert together[0]["epochs_completed"] == 1  # stopped at the end of its first epoch
     assert together[2]["epochs_completed"] == 1 and together[2]["status"] == "complete"
-    (lone,) = _alone(tmp_path, [good])
-    assert together[1]["epochs_completed"] == 3
+    assert together[1]["epochs_completed"] == 4
     np.testing.assert_allclose(together[1]["history"]["train_loss"],
                                lone["history"]["train_loss"], rtol=1e-4)  # fmt: skip
     assert np.isfinite(together[1]["history"]["train_loss"]).all()
@@ -129,9 +140,8 @@ def _history(record):
 
 
 @jax_only
-def test_a_killed_population_resumes_bit_identically(tmp_path):
-    grid = _grid("token", epochs=3)
-    whole = _together(tmp_path, grid, folder="whole")
+def test_a_killed_population_resumes_bit_identically(tmp_path, token_runs):
+    folder, grid, _, whole = token_runs  # whole: trained as one population, never killed
     # Killed after member 0's second epoch was checkpointed, before member 1's was: the
     # members resume from different epochs.
     first = grid[0].run_id
@@ -146,7 +156,7 @@ def test_a_killed_population_resumes_bit_identically(tmp_path):
         assert b["resumed"] == 1 and b["status"] == "complete"
         assert _history(a) == _history(b)
         assert a["final"] == b["final"]
-        for x, y in zip(_weights(tmp_path / "whole" / run.run_id),
+        for x, y in zip(_weights(folder / "population" / run.run_id),
                         _weights(tmp_path / "killed" / run.run_id), strict=True):  # fmt: skip
             np.testing.assert_array_equal(x, y)
 

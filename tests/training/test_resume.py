@@ -1,15 +1,17 @@
-"""A run killed mid-epoch (SIGKILL, its own process) and started again (in the test process,
-or on another backend in a process of its own) ends bit for bit where an uninterrupted run
-ends: the same batches in the same order, history, weights, optimizer state. Runs under the
-backend of the test process (CI runs both)."""
+"""A run killed mid-epoch (SIGKILL, its own process) and started again (in the test process)
+ends bit for bit where an uninterrupted run ends: the same batches in the same order, history,
+weights, optimizer state. Runs under the backend of the test process (CI runs both); the same
+killed run also resumes on the other backend (in a process of its own)."""
 
 import os
 import pathlib
+import shutil
 import signal
 import subprocess
 import sys
 import time
 
+import keras
 import numpy as np
 import pytest
 
@@ -25,6 +27,22 @@ ENV = dict(
     TF_CPP_MIN_LOG_LEVEL="3",
 )
 KILL_AT = (2, 3)  # after the 4th batch of the third epoch (0-based)
+BACKEND = keras.backend.backend()
+OTHER = "tensorflow" if BACKEND == "jax" else "jax"
+
+
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory):
+    """The child's run folder, SIGKILLed on this process's backend where it stalls at
+    ``KILL_AT`` (its batches before the kill in ``before.log`` beside it): each test resumes
+    a copy of it (``_copy``)."""
+    return _killed_at_stall(tmp_path_factory.mktemp("resume"), {**ENV, "KERAS_BACKEND": BACKEND})
+
+
+def _copy(killed, tmp_path):
+    out = tmp_path / "killed"
+    shutil.copytree(killed, out)
+    return out
 
 
 def _killed_at_stall(tmp_path, env):
@@ -47,15 +65,17 @@ def _killed_at_stall(tmp_path, env):
 
 
 @pytest.mark.slow  # a process of its own, killed; ~15-30 s on 2 shared cores
-def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(uninterrupted_run, tmp_path, capsys):
+def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(uninterrupted_run, killed, tmp_path,
+                                                        capsys):  # fmt: skip
     """Killed in its own process, the run is started again here (what it resumes from is in
     its folder), as the uninterrupted run was."""
     full_dir, full, full_batches = uninterrupted_run
 
-    out = _killed_at_stall(tmp_path, ENV)
-    killed = read_record(out)
-    assert killed["status"] == "running" and killed["epochs_completed"] == KILL_AT[0]
-    before = read_batch_log(tmp_path / "before.log")
+    out = _copy(killed, tmp_path)
+    record = read_record(out)
+    assert record["status"] == "running" and record["epochs_completed"] == KILL_AT[0]
+    assert record["backend"] == BACKEND
+    before = read_batch_log(killed.parent / "before.log")
     assert len(before) == KILL_AT[0] * child.STEPS + KILL_AT[1] + 1  # mid-epoch
 
     capsys.readouterr()
@@ -80,16 +100,17 @@ def test_a_run_killed_mid_epoch_resumes_to_the_same_bits(uninterrupted_run, tmp_
         np.testing.assert_array_equal(got[name], want[name], err_msg=name)
 
 
-@pytest.mark.slow  # two processes, one per backend
-def test_a_run_killed_on_one_backend_resumes_on_the_other(uninterrupted_run, tmp_path):
-    """A run's identity has no engine: killed on TensorFlow, it resumes on JAX from its
-    checkpoint (weights, optimizer state, data position), and its record names both starts."""
+@pytest.mark.slow  # the killed run of the test above, resumed in a process of the other backend
+def test_a_run_killed_on_one_backend_resumes_on_the_other(uninterrupted_run, killed, tmp_path):
+    """A run's identity has no engine: killed on this process's backend (each CI leg's), it
+    resumes on the other from its checkpoint (weights, optimizer state, data position), and
+    its record names both starts."""
     _, full, full_batches = uninterrupted_run
-    out = _killed_at_stall(tmp_path, {**ENV, "KERAS_BACKEND": "tensorflow"})
+    out = _copy(killed, tmp_path)
 
     done = subprocess.run(
         [*CHILD, str(out), str(tmp_path / "after.log")],
-        env={**ENV, "KERAS_BACKEND": "jax"},
+        env={**ENV, "KERAS_BACKEND": OTHER},
         capture_output=True,
         text=True,
     )
@@ -98,10 +119,10 @@ def test_a_run_killed_on_one_backend_resumes_on_the_other(uninterrupted_run, tmp
     resumed = read_record(out)
     assert resumed["status"] == "complete" and resumed["resumed"] == 1
     assert [(s["epoch"], s["backend"]) for s in resumed["starts"]] == [
-        (0, "tensorflow"),
-        (KILL_AT[0], "jax"),
+        (0, BACKEND),
+        (KILL_AT[0], OTHER),
     ]
-    assert resumed["backend"] == "jax"
+    assert resumed["backend"] == OTHER
     # The same batches from the last completed epoch on, and training that goes on from the
     # checkpoint's weights: each epoch's loss is the uninterrupted run's, up to the two
     # backends' float rounding (a fresh start would be far from it).
