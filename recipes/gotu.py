@@ -576,8 +576,9 @@ def main(argv=None):
     full = {run.run_id: _record(out, run) for _, run in labelled}
     result = analyse(labelled, out, full, previous_summary(out))
     result["task"] = dataclasses.asdict(runs[0].task)  # the first variant's (lengthgen: k6)
-    result["config"] = {"task": own.task, "run": parsed.run.to_dict(),
-                        "recipe": cli.to_dict(own), "variants": list(chosen)}  # fmt: skip
+    # The whole config of the grid analysed (what config_gotu.json holds as this call wrote
+    # it; a later call, started and stopped, rewrites that file: exports take this one).
+    result["config"] = {"task": own.task, **summary["config"], "variants": list(chosen)}
     files.write_text(out / "gotu.json", json.dumps(result, indent=1) + "\n")
     columns = ["variant", "seeds", "leak_mean", "leak_min", "leak_max", "unseen_mse_mean",
                "steps_mean"]  # fmt: skip
@@ -595,6 +596,28 @@ def main(argv=None):
     drawn = _figure(result, own, out / "gotu.png", title)
     _report(result, out, drawn)
     return {"failed": False, **summary}
+
+
+def rebuilt_config(summary, system):
+    """``gotu.json``'s ``config`` for a ``summary`` written before it held the whole config
+    (its run the kind's default run, no grid): this recipe's grid of the summary's task,
+    variants, seeds and recipe fields, whose run ids must be the summary's runs' (in order);
+    ``system``, how they ran, is kept. Raises ValueError when the grid is another."""
+    old, recipe = summary["config"], summary["config"]["recipe"]
+    seeds = sorted({run["seed"] for run in summary["runs"]})
+    argv = ["--preset", "medium", "--task", old["task"], "--variants", *old["variants"],
+            "--seed", *map(str, seeds), "--transformer-width", str(recipe["transformer_width"]),
+            "--track-every", str(recipe["track_every"]), "--out", recipe["out"]]  # fmt: skip
+    parsed = COMMAND.parse_all(argv)
+    labelled = runs_of(parsed, parsed.preset)
+    ids = [run.run_id for _, run in labelled]
+    recorded = [run["run_dir"].rpartition("/")[2] for run in summary["runs"]]
+    if sorted(ids) != sorted(recorded):
+        raise ValueError(f"{old['task']}: today's grid of its variants and seeds is other runs "
+                         f"than the summary's: {sorted(set(ids) ^ set(recorded))}")  # fmt: skip
+    own = dataclasses.replace(parsed.own, variants=tuple(old["variants"]))
+    config = cli.config_of(labelled[0][1], own, parsed.axes)
+    return {"task": old["task"], **config, "system": system, "variants": list(old["variants"])}
 
 
 def _record(out, run):

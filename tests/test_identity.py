@@ -205,3 +205,49 @@ def test_a_study_written_with_own_seeds_resumes_under_todays_flags(recipe, confi
     other = module.COMMAND.parse_all([*flags, "--seed", "7", "8"])
     with pytest.raises(cli.ConfigError, match="another configuration"):
         cli.check_config(tmp_path, other.run, other.own, f"config_{name}.json", grid=other.axes)
+
+
+def _old_gotu_study(tmp_path, name="2parity"):
+    """The committed gotu study ``name`` as recipes/gotu.py wrote it before gotu.json held its
+    grid's whole config: its run the kind's default run (which trains nowhere), no grid, and
+    config_gotu.json as a later call left it (other seeds)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    committed = RESULTS / "gotu" / name
+    summary = json.loads((committed / "gotu.json").read_text())
+    config = json.loads((committed / "config_gotu.json").read_text())
+    default = {"kind": "gotu", "model": "bits_mlp", "num_bits": 15, "target": "x0x1",
+               "domain": "all", "num_examples": 24576, "seed": 2}  # fmt: skip
+    recipe = {**config["recipe"], "variants": None}
+    summary["config"] = {"task": name, "run": default, "recipe": recipe,
+                         "variants": summary["config"]["variants"]}  # fmt: skip
+    config = {**config, "run": default, "grid": {"seed": [2, 3, 4]}, "recipe": recipe}
+    (folder / "gotu.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (folder / "config_gotu.json").write_text(json.dumps(config, indent=2) + "\n")
+    return folder, committed
+
+
+def test_an_old_gotu_study_gets_the_config_of_the_grid_it_analysed(tmp_path):
+    folder, committed = _old_gotu_study(tmp_path)
+    assert len(_tool().migrate([tmp_path], write=False, log=lambda *a: None)) == 2
+    _tool().migrate([tmp_path], log=lambda *a: None)
+    for name in ("gotu.json", "config_gotu.json"):  # as today's recipe writes them
+        assert (folder / name).read_bytes() == (committed / name).read_bytes(), name
+    config = json.loads((folder / "config_gotu.json").read_text())
+    assert config["run"]["model"] == "gotu_mlp" and config["grid"] == {"seed": [1, 2, 3]}
+    assert _tool().migrate([tmp_path], write=False, log=lambda *a: None) == []
+
+
+def test_an_old_gotu_study_of_other_runs_is_refused_untouched(tmp_path):
+    """Today's grid of the summary's variants and seeds must be the summary's runs: a run id
+    it does not make (here a hash changed) is named, and neither file is written."""
+    folder, _ = _old_gotu_study(tmp_path)
+    summary = json.loads((folder / "gotu.json").read_text())
+    summary["runs"][0]["run_dir"] = summary["runs"][0]["run_dir"][:-10] + "0123456789"
+    (folder / "gotu.json").write_text(json.dumps(summary, indent=1) + "\n")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    said = []
+    with pytest.raises(ValueError, match="1 file.s. could not be read"):
+        _tool().migrate([tmp_path], log=said.append)
+    assert any("0123456789" in line and "skipped" in line for line in said), said
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

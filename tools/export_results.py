@@ -270,12 +270,26 @@ def _gotu_study(results, dest, log):
     folders = sorted(p.parent for p in results.glob("*/gotu.json"))
     for folder in folders:
         _listed_study(results, folder, "gotu.json", GOTU_FILES, dest / folder.name,
-                      f"gotu/{folder.name}", log)  # fmt: skip
+                      f"gotu/{folder.name}", log, then=_gotu_config)  # fmt: skip
 
 
-def _listed_study(results, folder, summary, names, dest, label, log):
+def _gotu_config(building):
+    """``config_gotu.json`` as the ``gotu.json`` beside it says its grid was (the invocation
+    that analysed these runs), not as the folder's latest invocation left it (one started
+    and stopped later, with other seeds or variants, writes its own). A summary written
+    before ``gotu.json`` held the whole config keeps the file copied."""
+    from pvr_keras import files
+
+    config = files.read_json(building / "gotu.json").get("config", {})
+    if "kind" in config:
+        kept = {k: config[k] for k in ("kind", "run", "system", "grid", "recipe") if k in config}
+        files.write_text(building / "config_gotu.json", json.dumps(kept, indent=2) + "\n")
+
+
+def _listed_study(results, folder, summary, names, dest, label, log, then=None):
     """A study whose ``summary`` JSON lists its runs (``gotu.json``, ``chain.json``) into
-    ``dest``, swapped in whole: the lines of those runs, its sweeps and its files ``names``."""
+    ``dest``, swapped in whole: the lines of those runs, its sweeps and its files ``names``;
+    ``then(folder)`` last, on the folder being built."""
     from pvr_keras.sweeps import ResultsDir
 
     source = ResultsDir(folder)
@@ -292,6 +306,8 @@ def _listed_study(results, folder, summary, names, dest, label, log):
             if (folder / file).is_file():
                 _copy(folder / file, building / file, results, folder, dest / file,
                       inside=folder)  # fmt: skip
+        if then is not None:
+            then(building)
     log(f"{label}: {len(lines)} runs -> {dest}")
 
 

@@ -12,7 +12,11 @@ This rewrites, under every path given:
 - each ``record.json``: ``config`` becomes the run's identity (``legacy.migrate``), the
   record gets its ``kind`` and, where the old config had one, ``system.data_dir``;
 - each recipe ``config.json`` / ``config_<name>.json`` of a single run: the flat config
-  becomes ``{"kind", "run", "system", "recipe"}`` as ``cli.write_config`` writes it.
+  becomes ``{"kind", "run", "system", "recipe"}`` as ``cli.write_config`` writes it;
+- each recipes/gotu.py study (``gotu.json`` with ``config_gotu.json`` beside it) whose
+  summary predates its whole config: both files get the config of the grid the summary
+  analysed (its first run, variants and seeds), rebuilt by today's recipe and refused unless
+  its run ids are the summary's (the run ids themselves never change).
 
 Sweep results (``results.jsonl``) need nothing: token run ids and lines are unchanged. A file
 that is current is left as it is (byte for byte); a change is written whole (atomically).
@@ -74,6 +78,24 @@ def migrate_recipe_config(config):
     return {"kind": run.kind, "run": run.to_dict(), "system": system, "recipe": own}
 
 
+def migrate_gotu_summary(summary, config):
+    """(``gotu.json``, ``config_gotu.json``) of a recipes/gotu.py study whose summary was
+    written before it held its grid's whole config (the same objects when it is current):
+    both rebuilt from the summary's task, variants and seeds by today's recipe, whose run
+    ids must be the summary's (``rebuilt_config``); ``config``'s ``system`` is kept."""
+    if "kind" in summary.get("config", {}):
+        return summary, config
+    import importlib.util
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "recipes" / "gotu.py"
+    spec = importlib.util.spec_from_file_location("recipes_gotu", path)
+    recipe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(recipe)
+    rebuilt = recipe.rebuilt_config(summary, config["system"])
+    kept = {k: rebuilt[k] for k in ("kind", "run", "system", "grid", "recipe") if k in rebuilt}
+    return {**summary, "config": rebuilt}, kept
+
+
 def migrate(paths, *, write=True, log=print):
     """Migrates every run record and recipe config under ``paths``; returns the files that
     were (or, with ``write=False``, would be) changed. A file that cannot be read is named
@@ -89,6 +111,13 @@ def migrate(paths, *, write=True, log=print):
             is_config = path.name == "config.json" or (
                 path.name.startswith("config_") and path.suffix == ".json"
             )
+            if path.name == "gotu.json" and (path.parent / "config_gotu.json").is_file():
+                try:
+                    changed += _migrate_gotu(path, write, log)
+                except (OSError, ValueError, KeyError, TypeError) as error:
+                    log(f"skipped {path}: cannot migrate it ({error!r})")
+                    unreadable.append(path)
+                continue
             if path.name != "record.json" and not is_config:
                 continue
             try:
@@ -119,6 +148,26 @@ def migrate(paths, *, write=True, log=print):
             f"{'checked' if not write else 'migrated'}"
         )
     return changed
+
+
+def _migrate_gotu(path, write, log):
+    """The files of the gotu study ``path`` (its ``gotu.json``) that change (``write``: are
+    rewritten)."""
+    from pvr_keras.files import read_json, write_text
+
+    beside = path.parent / "config_gotu.json"
+    summary, config = read_json(path), read_json(beside)
+    new_summary, new_config = migrate_gotu_summary(summary, config)
+    changed = [(p, new, indent) for p, old, new, indent in
+               [(path, summary, new_summary, 1), (beside, config, new_config, 2)]
+               if new != old]  # fmt: skip
+    for file, new, indent in changed:
+        if write:
+            write_text(file, json.dumps(new, indent=indent) + "\n")
+            log(f"migrated {file}")
+        else:
+            log(f"needs migrating: {file}")
+    return [file for file, _, _ in changed]
 
 
 def main(argv=None):

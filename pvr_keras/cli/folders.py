@@ -110,7 +110,10 @@ def to_dict(config):
     return json.loads(json.dumps(config, default=str))
 
 
-def _config(run, own, grid=None):
+def config_of(run, own, grid=None):
+    """What ``write_config`` writes: ``{"kind", "run", "system"}`` of ``run`` (its identity
+    and how it runs), ``{"grid"}`` (the axes given several values; ``run`` is the first) and
+    ``{"recipe"}`` (``own``'s fields), each where given."""
     new = {}
     if run is not None:
         new["kind"] = run.kind
@@ -160,7 +163,7 @@ def check_config(out, run=None, own=None, name="config.json", *, may_differ=(), 
     ``run`` and ``own`` (system fields, ``out`` and the own fields ``may_differ`` may
     differ); reads only. Returns the config that ``write_config`` would write."""
     path = pathlib.Path(out) / name
-    new = _config(run, own, grid)
+    new = config_of(run, own, grid)
     if path.exists():
         before, now = legacy.config_identity(_read(path)), legacy.config_identity(new)
         _refuse_other(path, before, now, may_differ)
@@ -194,7 +197,7 @@ def write_config(
     if compare:
         new = check_config(out, run, own, name, may_differ=may_differ, grid=grid)
     else:
-        new = _config(run, own, grid)
+        new = config_of(run, own, grid)
     return _write(path, new)
 
 

@@ -14,6 +14,7 @@ from pvr_keras.cli.flags import dataclass_fields, defaults_of, parse_flags, run_
 from pvr_keras.cli.folders import (
     check_config,
     check_out_folder,
+    config_of,
     format_out,
     make_out_folder,
     sweeps_manifest_compatible,
@@ -453,6 +454,7 @@ def run_sweep(
         shard_count=shard_count, claims=getattr(own, "claims", True),
         population=size, **({"trainer": trainer} if trainer else {}),
     )  # fmt: skip
+    summary["config"] = config_of(parsed.run, own, parsed.axes)  # as config_<name>.json has it
     if summary["busy"]:
         print(f"[{name}] {len(summary['busy'])} runs are being trained by other workers")
     if getattr(own, "figures", False):

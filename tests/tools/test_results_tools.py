@@ -283,3 +283,20 @@ def test_export_refuses_a_link_fifo_or_deep_json_in_one_line(tmp_path, capsys, k
             "deep sweep": "holdout.json nests deeper", "deep gotu": "gotu.json nests deeper"
             }[kind] in err  # fmt: skip
     assert not docs.exists() or not [p for p in docs.rglob("*") if p.is_file()]
+
+
+def test_a_gotu_export_writes_the_config_of_the_grid_it_analysed(tmp_path, capsys):
+    """A gotu task folder whose config_gotu.json a later call rewrote (started with other
+    seeds, stopped before its analysis) exports the config of the grid gotu.json analysed."""
+    exporter = scripts.load("tools/export_results.py")
+    committed = REPO / "docs" / "results" / "gotu" / "2parity"
+    task = tmp_path / "results" / "2parity"
+    shutil.copytree(committed, task)
+    later = json.loads((task / "config_gotu.json").read_text())
+    later["grid"] = {"seed": [4, 5]}
+    later["run"]["seed"] = 4
+    (task / "config_gotu.json").write_text(json.dumps(later, indent=2) + "\n")
+    exporter.main([str(tmp_path / "results"), str(tmp_path / "docs")])
+    back = tmp_path / "docs" / "gotu" / "2parity"
+    assert (back / "config_gotu.json").read_bytes() == (committed / "config_gotu.json").read_bytes()
+    assert json.loads((back / "config_gotu.json").read_text())["grid"] == {"seed": [1, 2, 3]}
