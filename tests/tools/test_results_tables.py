@@ -600,3 +600,31 @@ def test_figure_15_holds_when_every_further_cell_is_systematic(claims, monkeypat
     assert verdict(found(-2.6, -0.1), found(-2.5, -0.4, iid_held_out=-3.0)).startswith(
         "not reproduced: the IID models"
     )
+
+
+def test_the_target_with_the_replaced_terms_swapped_is_the_mdi(judged):
+    """``mdi_replaces`` says "A by B": the target minus A plus B is the MDI, term by term, on
+    every committed GOTU task with an MDI (maj3's x2 changes its coefficient, cyclic3dim15's
+    x0x1x2 goes)."""
+    import re
+
+    def terms(text):  # "1 + 0.5x2 - x0x1x2" -> {"1": 1.0, "x2": 0.5, "x0x1x2": -1.0}
+        out = {}
+        for token in text.replace(" + ", " ").replace(" - ", " -").split():
+            sign, size, monomial = re.fullmatch(r"(-?)([0-9.e+]*)(x[0-9x]+)?", token).groups()
+            value = float(size) if size and monomial else 1.0 if monomial else float(size)
+            out[monomial or "1"] = -value if sign else value
+        return out
+
+    checked = 0
+    for path in sorted((REPO / "docs/results/gotu").glob("*/gotu.json")):
+        summary = json.loads(path.read_text())
+        tracking = summary["tracking"]
+        if not tracking or tracking.get("mdi") is None or tracking.get("evaluation"):
+            continue
+        gone, new = map(terms, judged.gotu.mdi_replaces(summary).split(" by "))
+        for m, f, g in zip(tracking["monomials"], tracking["target"], tracking["mdi"],
+                           strict=True):  # fmt: skip
+            assert f - gone.get(m, 0.0) + new.get(m, 0.0) == pytest.approx(g, abs=1e-6), (path, m)
+        checked += 1
+    assert checked >= 4

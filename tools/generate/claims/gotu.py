@@ -275,11 +275,14 @@ def polynomial(terms):
 
 def mdi_replaces(summary):
     """What a gotu task's MDI puts in place of the target's terms, from its ``gotu.json``
-    (the solver's coefficients as tracked): ``x0x1x2 by 1 - x0 - x1 + ...``."""
+    (the solver's coefficients as tracked): the target's terms whose coefficient the MDI
+    changes, by the MDI's terms there (``x0x1x2 by 1 - x0 - x1 + ...``; the target minus the
+    first plus the second is the MDI)."""
     t = summary["tracking"]
     rows = list(zip(t["monomials"], t["target"], t["mdi"], strict=True))
-    gone = [(f, m) for m, f, g in rows if f and abs(g - f) > 1e-9]
-    new = [(round(g - f, 6), m) for m, f, g in rows if not f and abs(g) > 1e-9]
+    changed = [(m, f, g) for m, f, g in rows if abs(g - f) > 1e-9]
+    gone = [(f, m) for m, f, _ in changed if f]
+    new = [(round(g, 6), m) for m, _, g in changed if abs(g) > 1e-9]
     return f"{polynomial(gone)} by {polynomial(new)}"
 
 
