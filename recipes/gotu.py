@@ -56,8 +56,10 @@ Writes into ``--out`` (default ``runs/gotu/{task}``, ``{task}`` the task's name)
 gotu.json (per run and per variant: the leak, the unseen errors, the coefficients learned
 against the truth and the MDI, the steps), gotu.csv (one row per variant), gotu.png (the
 coefficients of the relevant monomials: truth, MDI, learned; and the leak, or the steps, per
-variant), config_gotu.json (the first run, the variants, the seeds), the sweep's
-results.jsonl and the run folders. Resumable: run it again after a kill.
+variant), config_gotu.json (the first run, the variants, the seeds), gotu_measures.json
+(every run's measures any summary here held: a call with fewer variants or seeds between two
+wider ones loses none of them), the sweep's results.jsonl and the run folders. Resumable: run
+it again after a kill.
 """
 
 import dataclasses
@@ -376,16 +378,27 @@ MEASURES = {"epochs_tracked": int, "leak": float, "unseen_mse": float,
             "steps": int, "reached_eps": bool, "stages": list}  # fmt: skip
 
 
+# Every run's measures that a summary of the folder held: a later call with a narrower grid
+# (other variants or seeds) writes a gotu.json without them, and a wider one after it finds
+# them here (for the runs whose folders are not here). Not exported: gotu.json is the record.
+KEPT_MEASURES = "gotu_measures.json"
+
+
 def previous_summary(out):
-    """``{"runs": {run_dir: measures}, "tracking": ...}`` of the folder's last gotu.json, for
-    the runs whose folders are not here: a study's records taken in with
-    tools/import_results.py bring its summary, not its run folders (fourier.json), and the next
-    summary keeps their measures from it. Read as untrusted: an entry whose fields are not of
-    their kinds is left out (that run's measures are then None)."""
+    """``{"runs": {run_dir: measures}, "tracking": ...}`` of the folder's last gotu.json (and,
+    for the runs it does not list, of ``KEPT_MEASURES``), for the runs whose folders are not
+    here: a study's records taken in with tools/import_results.py bring its summary, not its
+    run folders (fourier.json), and the next summary keeps their measures from it. Read as
+    untrusted: an entry whose fields are not of their kinds is left out (that run's measures
+    are then None)."""
+    try:
+        kept = _entries(files.read_json(pathlib.Path(out) / KEPT_MEASURES))
+    except FileNotFoundError:
+        kept = {}
     try:
         found = files.read_json(pathlib.Path(out) / "gotu.json")
     except FileNotFoundError:
-        return {"runs": {}, "tracking": None}
+        return {"runs": kept, "tracking": None}
     found = found if isinstance(found, dict) else {}
     tracking = found.get("tracking")
     if not (isinstance(tracking, dict) and isinstance(tracking.get("monomials"), list)
@@ -394,8 +407,13 @@ def previous_summary(out):
             and isinstance(tracking.get("mdi"), list | None)
             and _is_evaluation(tracking.get("evaluation"))):  # fmt: skip
         tracking = None
+    return {"runs": {**kept, **_entries(found.get("runs"))}, "tracking": tracking}
+
+
+def _entries(runs):
+    """``{run_dir: measures}`` of a summary's list of runs read back, each entry whose fields
+    are of their kinds (``MEASURES``)."""
     kept = {}
-    runs = found.get("runs")
     for entry in runs if isinstance(runs, list) else []:
         if not (isinstance(entry, dict) and isinstance(entry.get("run_dir"), str)):
             continue
@@ -403,7 +421,7 @@ def previous_summary(out):
                or (kind is float and isinstance(entry[k], int) and not isinstance(entry[k], bool))
                for k, kind in MEASURES.items()):  # fmt: skip
             kept[entry["run_dir"]] = {k: entry.get(k) for k in MEASURES}
-    return {"runs": kept, "tracking": tracking}
+    return kept
 
 
 def _is_evaluation(found):
@@ -574,12 +592,16 @@ def main(argv=None):
     if missing:
         raise RuntimeError(f"runs not recorded (trained by another worker?): {missing}")
     full = {run.run_id: _record(out, run) for _, run in labelled}
-    result = analyse(labelled, out, full, previous_summary(out))
+    previous = previous_summary(out)
+    result = analyse(labelled, out, full, previous)
     result["task"] = dataclasses.asdict(runs[0].task)  # the first variant's (lengthgen: k6)
     # The whole config of the grid analysed (what config_gotu.json holds as this call wrote
     # it; a later call, started and stopped, rewrites that file: exports take this one).
     result["config"] = {"task": own.task, **summary["config"], "variants": list(chosen)}
     files.write_text(out / "gotu.json", json.dumps(result, indent=1) + "\n")
+    measured = {r["run_dir"]: {k: r.get(k) for k in MEASURES} for r in result["runs"]}
+    every = [{"run_dir": d, **m} for d, m in {**previous["runs"], **measured}.items()]
+    files.write_text(out / KEPT_MEASURES, json.dumps(every) + "\n")
     columns = ["variant", "seeds", "leak_mean", "leak_min", "leak_max", "unseen_mse_mean",
                "steps_mean"]  # fmt: skip
     files.write_csv(out / "gotu.csv",

@@ -114,11 +114,38 @@ def test_a_run_whose_folder_is_elsewhere_keeps_its_measures_from_the_last_summar
     assert strip == [{k: v for k, v in r.items() if k != "measured"} for r in result["runs"]]
     assert again["variants"] == result["variants"]  # its seed still counts, with its leak
     # an entry read back is untrusted: a field of the wrong kind drops that run's measures
-    summary = json.loads((moved / "gotu.json").read_text())
-    summary["runs"][1]["leak"] = "0.5"
-    (moved / "gotu.json").write_text(json.dumps(summary))
+    # (in gotu.json and in the measures kept beside it, both read back)
+    for name in ("gotu.json", recipe.KEPT_MEASURES):
+        summary = json.loads((moved / name).read_text())
+        entries = summary["runs"] if name == "gotu.json" else summary
+        next(e for e in entries if e["run_dir"] == gone["run_dir"])["leak"] = "0.5"
+        (moved / name).write_text(json.dumps(summary))
     recipe.main([*TINY, "--out", str(moved)])
     assert json.loads((moved / "gotu.json").read_text())["runs"][1]["leak"] is None
+
+
+def test_a_narrower_call_between_keeps_the_measures_of_the_runs_it_leaves_out(
+    recipe, trained, tmp_path, capsys
+):
+    """Imported records (no run folder) analysed by a call of seed 1 only, then of both seeds
+    again: the second summary still has the seed-2 run's measures (its gotu.json is gone)."""
+    out, result = trained
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    gone = result["runs"][1]  # mlp, seed 2
+    shutil.rmtree(moved / gone["run_dir"])
+    seed_one = [*TINY[: TINY.index("--seed")], "--seed", "1", *TINY[TINY.index("--seed") + 3 :]]
+    recipe.main([*seed_one, "--out", str(moved)])
+    narrow = json.loads((moved / "gotu.json").read_text())
+    assert gone["run_dir"] not in [r["run_dir"] for r in narrow["runs"]]
+    recipe.main([*TINY, "--out", str(moved)])
+    assert "0 to run" in capsys.readouterr().out
+    again = json.loads((moved / "gotu.json").read_text())
+    [entry] = [r for r in again["runs"] if r["run_dir"] == gone["run_dir"]]
+    assert entry["measured"] == "previous summary" and entry["leak"] is not None
+    assert {k: v for k, v in entry.items() if k != "measured"} == {
+        k: v for k, v in gone.items() if k != "measured"
+    }
 
 
 def test_each_variant_says_its_epochs_and_why_when_a_preset_cuts_them(recipe):
