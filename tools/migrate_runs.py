@@ -85,13 +85,13 @@ def migrate_gotu_summary(summary, config):
     ids must be the summary's (``rebuilt_config``); ``config``'s ``system`` is kept."""
     if "kind" in summary.get("config", {}):
         return summary, config
-    import importlib.util
+    import runpy
 
-    path = pathlib.Path(__file__).resolve().parents[1] / "recipes" / "gotu.py"
-    spec = importlib.util.spec_from_file_location("recipes_gotu", path)
-    recipe = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(recipe)
-    rebuilt = recipe.rebuilt_config(summary, config["system"])
+    # The study's grid (its tasks, variants and their settings) is the recipe's own: its
+    # script run as a module, not as a program (no tool is imported this way).
+    recipe = runpy.run_path(str(pathlib.Path(__file__).resolve().parents[1] / "recipes" /
+                                "gotu.py"), run_name="recipes_gotu")  # fmt: skip
+    rebuilt = recipe["rebuilt_config"](summary, config["system"])
     kept = {k: rebuilt[k] for k in ("kind", "run", "system", "grid", "recipe") if k in rebuilt}
     return {**summary, "config": rebuilt}, kept
 
