@@ -623,15 +623,30 @@ def main(argv=None):
 def rebuilt_config(summary, system):
     """``gotu.json``'s ``config`` for a ``summary`` written before it held the whole config
     (its run the kind's default run, no grid): this recipe's grid of the summary's task,
-    variants, seeds and recipe fields, whose run ids must be the summary's runs' (in order);
-    ``system``, how they ran, is kept. Raises ValueError when the grid is another."""
+    variants, seeds and recipe fields, whose run ids must be the summary's runs' (as a set);
+    ``system``, how they ran, is kept. The summary is read from disk: each value must be of
+    its kind before it becomes a flag (a string there is never a flag of its own), and no
+    code it names is imported (``references.reading``). Raises ValueError when a value is
+    not of its kind or the grid is another."""
+    from pvr_keras import references
+
     old, recipe = summary["config"], summary["config"]["recipe"]
-    seeds = sorted({run["seed"] for run in summary["runs"]})
-    argv = ["--preset", "medium", "--task", old["task"], "--variants", *old["variants"],
-            "--seed", *map(str, seeds), "--transformer-width", str(recipe["transformer_width"]),
-            "--track-every", str(recipe["track_every"]), "--out", recipe["out"]]  # fmt: skip
-    parsed = COMMAND.parse_all(argv)
-    labelled = runs_of(parsed, parsed.preset)
+    seeds = [run["seed"] for run in summary["runs"]]
+    task, variants, out = old["task"], old["variants"], recipe["out"]
+    width, every = recipe["transformer_width"], recipe["track_every"]
+    if not (task in TASKS and isinstance(variants, list)
+            and all(isinstance(v, str) and v in TASKS[task][1] for v in variants)
+            and all(type(s) is int for s in seeds) and type(every) is int
+            and type(width) in (int, float) and isinstance(out, str)):  # fmt: skip
+        raise ValueError(f"a gotu summary whose task, variants, seeds or recipe fields are not "
+                         f"of their kinds: {task!r}, {variants!r}, {seeds!r}")  # fmt: skip
+    seeds = sorted(set(seeds))
+    argv = [f"--task={task}", "--preset=medium", "--variants", *variants, "--seed",
+            *map(str, seeds), f"--transformer-width={width}", f"--track-every={every}",
+            f"--out={out}"]  # fmt: skip
+    with references.reading("a gotu summary"):
+        parsed = COMMAND.parse_all(argv)
+        labelled = runs_of(parsed, parsed.preset)
     ids = [run.run_id for _, run in labelled]
     recorded = [run["run_dir"].rpartition("/")[2] for run in summary["runs"]]
     if sorted(ids) != sorted(recorded):

@@ -251,3 +251,27 @@ def test_an_old_gotu_study_of_other_runs_is_refused_untouched(tmp_path):
         _tool().migrate([tmp_path], log=said.append)
     assert any("0123456789" in line and "skipped" in line for line in said), said
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+@pytest.mark.parametrize("where,value", [("variants", ["mlp", "--trust-code"]),
+                                         ("seed", "2 --trust-code"), ("out", 7)])  # fmt: skip
+def test_an_old_gotu_study_with_a_value_of_another_kind_is_refused_untouched(
+    tmp_path, where, value
+):
+    """The summary is read from disk: a variant, seed or folder that is not of its kind never
+    becomes a flag of the rebuilt command; the study is named and neither file is written."""
+    folder, _ = _old_gotu_study(tmp_path)
+    summary = json.loads((folder / "gotu.json").read_text())
+    if where == "seed":
+        summary["runs"][0]["seed"] = value
+    elif where == "out":
+        summary["config"]["recipe"]["out"] = value
+    else:
+        summary["config"]["variants"] = value
+    (folder / "gotu.json").write_text(json.dumps(summary, indent=1) + "\n")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    said = []
+    with pytest.raises(ValueError, match="1 file.s. could not be read"):
+        _tool().migrate([tmp_path], log=said.append)
+    assert any("not of their kinds" in line and "skipped" in line for line in said), said
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
