@@ -142,13 +142,18 @@ def _measured(run, cache, measure_fn, say):
     )
 
 
-def choose_population(size, backend=None, *, environ=None, gpu=None, run=None,
+def choose_population(size, backend=None, *, first=None, environ=None, gpu=None, run=None,
                       calibrate=None, cache=None, measure_fn=None, say=None):  # fmt: skip
     """``(backend, why, size)`` of a grid asked to train in populations of ``size``: JAX and
     ``size`` when the backend is named jax, on a GPU, unmeasured (``PVR_ENGINE``), or when a
-    population of ``size`` measures faster per run-step on this CPU than the fastest engine
+    population of ``first`` measures faster per run-step on this CPU than the fastest engine
     alone; else that engine and 1 (the grid trains one run after another, and ``why`` says
-    so). Also kept as ``choice()`` (with ``population``). Arguments as ``choose``.
+    so). ``first`` (default ``size``) is the size of the grid's first population still to
+    train, ``run``'s: a grid with two seeds left trains populations of 2, which cost more per
+    run than 8 (on a 2-core CPU a mean-field population of 2 took 2.2x TensorFlow's time per
+    run-step alone, one of 8 0.7x), so that size is what is measured, and a first population
+    of one run measures none. Also kept as ``choice()`` (with ``population``). Other
+    arguments as ``choose``.
 
     Raises:
         ValueError: another backend than jax was named.
@@ -170,32 +175,42 @@ def choose_population(size, backend=None, *, environ=None, gpu=None, run=None,
         how = "named" if named else "on a GPU" if gpu else "not measured"
         result = "jax", f"--population {size}: a population trains on JAX ({how})", size
     else:
-        result, figures = _population_measured(size, run, cache, measure_fn, say)
+        result, figures = _population_measured(size, first or size, run, cache, measure_fn,
+                                               say)  # fmt: skip
     _choice = {"backend": result[0], "why": result[1], "population": result[2], **figures}
     return result
 
 
-def _population_measured(size, run, cache, measure_fn, say):
-    """``((backend, why, size), figures)``: a population of ``size`` against the fastest
-    engine alone, both measured (and cached) on this CPU for ``run``'s model."""
+def _population_measured(size, first, run, cache, measure_fn, say):
+    """``((backend, why, size), figures)``: a population of ``first`` (the grid's first still
+    to train) against the fastest engine alone, both measured (and cached) on this CPU for
+    ``run``'s model; a ``first`` of 1 measures the engines alone only."""
     from pvr_keras import calibration
 
     common = dict(arguments=run.model_arguments(), metric=run.spec.metric, path=cache,
                   measure_fn=measure_fn, kwargs=run.model_kwargs,
                   **({"say": say} if say else {}))  # fmt: skip
     alone = calibration.calibrated(run.model, run.width, run.batch_size, **common)
-    together = calibration.calibrated(run.model, run.width, run.batch_size, population=size,
-                                      **common)  # fmt: skip
     ms = dict(alone["ms_per_step"])
-    pop = together["ms_per_step"].get("jax")
-    figures = {"ms_per_step": ms, "population_ms_per_step": pop,
+    figures = {"ms_per_step": ms,
                **{k: alone[k] for k in ("cpu", "cores", "key", "family", "cached")}}  # fmt: skip
+    if first == 1 and ms:
+        best = min(ms, key=ms.get)
+        return (best, f"--population {size} not used: the first runs still to train share "
+                f"their settings with no other (populations of one); one run after another "
+                f"on {best}, the fastest alone on this CPU for {alone['family']} "
+                f"({ms[best]:.3g} ms/step)", 1), figures  # fmt: skip
+    together = calibration.calibrated(run.model, run.width, run.batch_size, population=first,
+                                      **common)  # fmt: skip
+    pop = together["ms_per_step"].get("jax")
+    figures["population_ms_per_step"] = pop
     if pop is None or not ms:
         return ("jax", f"--population {size}: a population trains on JAX (not measured: "
                 f"{together['errors'] or alone['errors']})", size), figures  # fmt: skip
     best = min(ms, key=ms.get)
-    line = (f"a population of {size} measured {pop:.3g} ms per run's step on this CPU, "
-            f"{best} alone {ms[best]:.3g} ms, for {alone['family']}")  # fmt: skip
+    left = "" if first == size else f" (the first still to train holds {first} runs)"
+    line = (f"a population of {first}{left} measured {pop:.3g} ms per run's step on this "
+            f"CPU, {best} alone {ms[best]:.3g} ms, for {alone['family']}")  # fmt: skip
     if pop < ms[best]:
         return ("jax", f"--population {size}: {line}", size), figures
     return (best, f"--population {size} not used: {line}; the grid trains one run after "

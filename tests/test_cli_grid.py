@@ -231,3 +231,48 @@ def test_a_builder_file_too_deep_for_ast_offers_no_flags_of_its_own(
         token_pvr.COMMAND.parse_all(["--model", "deep.py:f", "--help"])
     assert exit.value.code == 0
     assert "--model.zz" not in capsys.readouterr().out  # read none: the run's check says why
+
+
+class _Measured(Exception):
+    """Raised by the stand-in for ``engines.choose_population``: nothing trains."""
+
+
+@pytest.mark.parametrize("recipe", ["token_pvr", "token_sweep"])
+def test_a_grid_measures_the_population_its_first_runs_left_will_train(
+    recipe, tmp_path, monkeypatch, request
+):
+    """Seeds 0-3 asked in populations of 8 with seeds 0 and 1 recorded: two left, so a
+    population of 2 is measured, for the first run left (seed 2); with three recorded, one
+    run left is a population of one (none measured); a fresh folder measures 4."""
+    from pvr_keras import engines, sweeps
+
+    module = request.getfixturevalue(recipe)
+    asked = []
+
+    def choose_population(size, backend=None, *, first=None, run=None, **kwargs):
+        asked.append((size, first, run.seed))
+        raise _Measured
+
+    monkeypatch.setattr(engines, "choose_population", choose_population)
+    if recipe == "token_pvr":
+        flags = [*TINY, "--seed", "0", "1", "2", "3", "--population", "8"]
+    else:
+        flags = ["--sweep", "size_window", "--models", "mlp", "--windows", "1", "--sizes",
+                 "300", "--seeds", "0", "1", "2", "3", "--population", "8"]  # fmt: skip
+    out = tmp_path / "grid"
+    grid = module.COMMAND.parse_all([*flags, "--out", str(out)]) if recipe == "token_pvr" else None
+    with pytest.raises(_Measured):
+        module.main([*flags, "--out", str(tmp_path / "fresh")])
+    runs = grid.runs() if grid else _sweep_runs(module, [*flags, "--out", str(out)])
+    results = sweeps.ResultsDir(out, create=True)
+    for recorded in (2, 3):
+        for run in runs[:recorded]:
+            results.append({"id": run.run_id})
+        with pytest.raises(_Measured):
+            module.main([*flags, "--out", str(out)])
+    assert asked == [(8, 4, 0), (8, 2, 2), (8, 1, 3)]
+
+
+def _sweep_runs(module, flags):
+    """The runs of a token_sweep command line, as its ``main`` builds them."""
+    return module.build(module.COMMAND.parse_all(flags))[0]

@@ -167,6 +167,40 @@ def test_a_population_trains_where_it_measures_faster_than_the_fastest_engine_al
     assert again[::2] == expected
 
 
+@pytest.mark.parametrize("together, expected", [(150.0, ("jax", 8)), (359.0, ("tensorflow", 1))])
+def test_a_grid_with_fewer_runs_left_measures_the_population_it_will_train(
+    tmp_path, together, expected
+):
+    # Two seeds left of eight: a population of 2 is what trains first, so that is measured
+    # (it costs more per run than 8); where it wins, later (larger) populations train at the
+    # asked size.
+    run = Run.make("token", model="mixer", width=0.125)
+    measure = _population_measure({"tensorflow": 241.0, "jax": 530.0}, together)
+    backend, why, size = engines.choose_population(
+        8, None, first=2, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+        measure_fn=measure, say=print,
+    )  # fmt: skip
+    assert measure.calls == [1, 2]
+    assert (backend, size) == expected
+    assert "a population of 2 (the first still to train holds 2 runs) measured" in why
+    assert engines.choice()["population"] == size
+
+
+@pytest.mark.parametrize("alone", [{"tensorflow": 241.0, "jax": 530.0},
+                                   {"tensorflow": 9.0, "jax": 4.0}])  # fmt: skip
+def test_a_first_population_of_one_run_measures_no_population(tmp_path, alone):
+    run = Run.make("token", model="mixer", width=0.125)
+    measure = _population_measure(alone, 1.0)  # a population would win: never measured
+    backend, why, size = engines.choose_population(
+        8, None, first=1, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+        measure_fn=measure, say=print,
+    )  # fmt: skip
+    assert measure.calls == [1]
+    assert (backend, size) == (min(alone, key=alone.get), 1)
+    assert "--population 8 not used" in why and "populations of one" in why
+    assert engines.choice()["population"] == 1
+
+
 def test_a_population_named_or_unmeasured_trains_on_jax_and_another_backend_is_refused():
     run = Run.make("token")
     for kwargs in ({"backend": "jax"}, {"environ": {"KERAS_BACKEND": "jax"}},

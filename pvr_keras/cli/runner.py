@@ -56,18 +56,19 @@ def _needs_tensorflow(what):
     )
 
 
-def start(backend=None, *, input_source=None, kind=None, run=None, population=1):
+def start(backend=None, *, input_source=None, kind=None, run=None, population=1, first=None):
     """Prepares the process for a recipe's work, after its config is checked: the Keras
     backend (the one named, else the measured-fastest for ``run``'s model on this machine:
     ``engines.choose``, which may measure it first, in worker processes; JAX for a
-    ``population`` above 1), TensorFlow imported without its C++ start-up lines
+    ``population`` above 1 where it measures faster, as a population of ``first``, the size
+    of ``run``'s, the first still to train), TensorFlow imported without its C++ start-up lines
     (``TF_CPP_MIN_LOG_LEVEL`` below 2 keeps them), and one line saying which engine and input
     train and why. Returns the backend."""
     from pvr_keras import compat, engines
 
     if population > 1:
         backend, why, population = check_task(
-            lambda: engines.choose_population(population, backend, run=run)
+            lambda: engines.choose_population(population, backend, first=first, run=run)
         )
     else:
         backend, why = engines.choose(backend, run=run)
@@ -92,7 +93,7 @@ def population_size(asked):
     from pvr_keras import engines
 
     chosen = engines.choice() or {}
-    return chosen.get("population", asked) if asked > 1 else 1
+    return chosen.get("population", 1) if asked > 1 else 1
 
 
 def callbacks(tensorboard, out):
@@ -294,10 +295,13 @@ class Command:
             print(f"--population {run.system.population}: one run here (a grid is a flag given "
                   f"several values); it trains alone", flush=True)  # fmt: skip
             run = run.replace(population=1)
-        # The engine is measured for the first run's model (a grid's first).
+        # The engine is measured for the run's model (a grid's first run still to train), as
+        # a population of the size that run's has
         size = run.system.population if parsed.axes else 1
+        pending = _pending(out, parsed.runs()) if parsed.axes else [run]
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
-                        run=run, population=size)  # fmt: skip
+                        run=pending[0] if pending else run, population=size,
+                        first=_first_population(pending, size))  # fmt: skip
         # The config records the engine that trains (and the population it trains in).
         engine = {"backend": backend, "population": population_size(size)}
         run = run.replace(**engine)
@@ -396,6 +400,16 @@ def _pending(out, runs):
     return [one for one in runs if one.run_id not in recorded]
 
 
+def _first_population(pending, size):
+    """The size of the first population ``pending`` trains in (at most ``size``), None where
+    no population (a ``size`` of 1) or nothing is pending."""
+    if size <= 1 or not pending:
+        return None
+    from pvr_keras.training import population
+
+    return len(population.groups(pending, size)[0])
+
+
 def run_sweep(
     parsed, runs, *, name, figure, describe=None, trainer=None, grows=True, started=False
 ):
@@ -422,8 +436,10 @@ def run_sweep(
         # their models), and a grid whose runs are all recorded trains nothing to measure for
         pending = _pending(own.out, runs)
         measured = pending[0] if pending else (None if runs else run)
+        # ... as a population of the size its first population has (two seeds left: 2)
+        first = _first_population(pending, run.system.population)
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
-                        run=measured, population=run.system.population)  # fmt: skip
+                        run=measured, population=run.system.population, first=first)  # fmt: skip
         engine = {"backend": backend, "population": population_size(run.system.population)}
         run = run.replace(**engine)
         parsed = dataclasses.replace(parsed, run=run)
