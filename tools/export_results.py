@@ -278,11 +278,11 @@ def _gotu_config(building):
     that analysed these runs), not as the folder's latest invocation left it (one started
     and stopped later, with other seeds or variants, writes its own). A summary written
     before ``gotu.json`` held the whole config keeps the file copied."""
-    from pvr_keras import files
+    from pvr_keras import cli, files
 
     config = files.read_json(building / "gotu.json").get("config", {})
     if "kind" in config:
-        kept = {k: config[k] for k in ("kind", "run", "system", "grid", "recipe") if k in config}
+        kept = cli.config_sections(config)
         files.write_text(building / "config_gotu.json", json.dumps(kept, indent=2) + "\n")
 
 

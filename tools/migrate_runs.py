@@ -92,8 +92,9 @@ def migrate_gotu_summary(summary, config):
     recipe = runpy.run_path(str(pathlib.Path(__file__).resolve().parents[1] / "recipes" /
                                 "gotu.py"), run_name="recipes_gotu")  # fmt: skip
     rebuilt = recipe["rebuilt_config"](summary, config["system"])
-    kept = {k: rebuilt[k] for k in ("kind", "run", "system", "grid", "recipe") if k in rebuilt}
-    return {**summary, "config": rebuilt}, kept
+    from pvr_keras import cli
+
+    return {**summary, "config": rebuilt}, cli.config_sections(rebuilt)
 
 
 def migrate(paths, *, write=True, log=print):

@@ -67,10 +67,12 @@ from pvr_keras.cli.flags import (
     trust_modules,
 )
 from pvr_keras.cli.folders import (
+    CONFIG_SECTIONS,
     RUN_MARKERS,
     check_config,
     check_out_folder,
     config_of,
+    config_sections,
     format_out,
     make_out_folder,
     sweeps_manifest_compatible,
@@ -95,13 +97,13 @@ from pvr_keras.cli.runner import (
 from pvr_keras.errors import ConfigError
 
 __all__ = [
-    "Command", "ConfigError", "Context", "FAILED_RUN", "Field", "Parsed", "RUN_MARKERS",
-    "build_parser", "callbacks", "check_config", "check_finite", "check_ints",
+    "CONFIG_SECTIONS", "Command", "ConfigError", "Context", "FAILED_RUN", "Field", "Parsed",
+    "RUN_MARKERS", "build_parser", "callbacks", "check_config", "check_finite", "check_ints",
     "check_out_folder", "check_positive", "check_range", "check_stem", "check_task",
-    "check_tensorboard", "config_of", "dataclass_fields", "defaults_of", "exit_status",
-    "field_of", "flag", "format_out", "given_flags", "kind_first", "main", "make_out_folder",
-    "out_field", "parse", "parse_flags", "run_fields", "run_sweep", "say_epochs", "start",
-    "study_seeds", "sweeps_manifest_compatible", "system_field", "to_dict", "train_one",
-    "trust_flags", "trust_given", "trust_modules",
-    "write", "write_config",
+    "check_tensorboard", "config_of", "config_sections", "dataclass_fields", "defaults_of",
+    "exit_status", "field_of", "flag", "format_out", "given_flags", "kind_first", "main",
+    "make_out_folder", "out_field", "parse", "parse_flags", "run_fields", "run_sweep",
+    "say_epochs", "start", "study_seeds", "sweeps_manifest_compatible", "system_field",
+    "to_dict", "train_one", "trust_flags", "trust_given", "trust_modules", "write",
+    "write_config",
 ]  # fmt: skip

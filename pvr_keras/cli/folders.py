@@ -110,10 +110,19 @@ def to_dict(config):
     return json.loads(json.dumps(config, default=str))
 
 
+CONFIG_SECTIONS = ("kind", "run", "system", "grid", "recipe")  # config_of's, in its order
+
+
+def config_sections(config):
+    """The sections of ``config_of`` that ``config`` holds (a study's summary keeps its own
+    fields beside them, such as gotu.json's task and variants)."""
+    return {k: config[k] for k in CONFIG_SECTIONS if k in config}
+
+
 def config_of(run, own, grid=None):
     """What ``write_config`` writes: ``{"kind", "run", "system"}`` of ``run`` (its identity
     and how it runs), ``{"grid"}`` (the axes given several values; ``run`` is the first) and
-    ``{"recipe"}`` (``own``'s fields), each where given."""
+    ``{"recipe"}`` (``own``'s fields), each where given (``CONFIG_SECTIONS``)."""
     new = {}
     if run is not None:
         new["kind"] = run.kind
