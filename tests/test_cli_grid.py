@@ -276,3 +276,34 @@ def test_a_grid_measures_the_population_its_first_runs_left_will_train(
 def _sweep_runs(module, flags):
     """The runs of a token_sweep command line, as its ``main`` builds them."""
     return module.build(module.COMMAND.parse_all(flags))[0]
+
+
+@pytest.mark.parametrize("recipe", ["token_pvr", "token_sweep"])
+def test_a_grid_of_several_models_says_which_train_on_an_engine_measured_for_another(
+    recipe, tmp_path, monkeypatch, capsys, request
+):
+    from pvr_keras import engines, sweeps
+
+    module = request.getfixturevalue(recipe)
+
+    def choose(backend=None, *, run=None, **kwargs):
+        engines._choice = {"backend": "tensorflow", "why": "measured", "family": run.model}
+        return "tensorflow", "measured"
+
+    def stop(*args, **kwargs):
+        raise _Measured
+
+    monkeypatch.setattr(engines, "choose", choose)
+    monkeypatch.setattr(sweeps, "run_sweep", stop)
+    for models, said in ((["mlp", "transformer", "mixer"], True), (["mlp"], False)):
+        if recipe == "token_pvr":
+            flags = [*TINY, "--model", *models, "--seed", "0", "1"]
+        else:
+            flags = ["--sweep", "size_window", "--models", *models, "--windows", "1",
+                     "--sizes", "300", "--seeds", "0", "1"]  # fmt: skip
+        with pytest.raises(_Measured):
+            module.main([*flags, "--out", str(tmp_path / "-".join(models))])
+        out = capsys.readouterr().out
+        line = ("engine: measured for mlp, the first run still to train; the grid's runs of "
+                "mixer, transformer train on it too")  # fmt: skip
+        assert (line in out) == said, out

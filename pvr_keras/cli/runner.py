@@ -302,6 +302,7 @@ class Command:
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
                         run=pending[0] if pending else run, population=size,
                         first=_first_population(pending, size))  # fmt: skip
+        _say_unmeasured(pending, pending[0] if pending else run)
         # The config records the engine that trains (and the population it trains in).
         engine = {"backend": backend, "population": population_size(size)}
         run = run.replace(**engine)
@@ -400,6 +401,19 @@ def _pending(out, runs):
     return [one for one in runs if one.run_id not in recorded]
 
 
+def _say_unmeasured(pending, measured):
+    """One line where the engine was measured for ``measured``'s model and ``pending`` holds
+    runs of other models, which train on it too (one process, one backend)."""
+    from pvr_keras import engines
+
+    chosen = engines.choice() or {}
+    others = sorted({one.model for one in pending} - {measured.model}) if measured else []
+    if "family" in chosen and others:
+        print(f"engine: measured for {measured.model}, the first run still to train; the "
+              f"grid's runs of {', '.join(others)} train on it too, unmeasured (train one "
+              f"model at a time to measure each)", flush=True)  # fmt: skip
+
+
 def _first_population(pending, size):
     """The size of the first population ``pending`` trains in (at most ``size``), None where
     no population (a ``size`` of 1) or nothing is pending."""
@@ -440,6 +454,7 @@ def run_sweep(
         first = _first_population(pending, run.system.population)
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
                         run=measured, population=run.system.population, first=first)  # fmt: skip
+        _say_unmeasured(pending, measured)
         engine = {"backend": backend, "population": population_size(run.system.population)}
         run = run.replace(**engine)
         parsed = dataclasses.replace(parsed, run=run)
