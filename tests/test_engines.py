@@ -145,45 +145,31 @@ def _population_measure(alone, together):
     return measure
 
 
+@pytest.mark.parametrize("first", [None, 2])
 @pytest.mark.parametrize("together, expected", [(150.0, ("jax", 8)), (359.0, ("tensorflow", 1))])
 def test_a_population_trains_where_it_measures_faster_than_the_fastest_engine_alone(
-    tmp_path, together, expected
+    tmp_path, together, expected, first
 ):
+    # first=2: two seeds left of eight, so a population of 2 is what trains first and what is
+    # measured (it costs more per run than 8); where it wins, later (larger) populations
+    # train at the asked size.
     run = Run.make("token", model="mixer", width=0.125)
     measure = _population_measure({"tensorflow": 241.0, "jax": 530.0}, together)
     backend, why, size = engines.choose_population(
-        8, None, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+        8, None, first=first, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
         measure_fn=measure, say=print,
     )  # fmt: skip
     assert (backend, size) == expected
-    assert measure.calls == [1, 8]
-    assert f"a population of 8 measured {together:.0f} ms per run's step" in why
+    assert measure.calls == [1, first or 8]
+    left = " (the first still to train holds 2 runs)" if first else ""
+    assert f"a population of {first or 8}{left} measured {together:.0f} ms per run's step" in why
     assert "tensorflow alone 241 ms" in why
     assert ("one run after another on tensorflow" in why) == (size == 1)
     assert engines.choice()["population"] == size
     # Cached: the next grid of the model here measures nothing.
-    again = engines.choose_population(8, None, environ={}, gpu=False, run=run,
+    again = engines.choose_population(8, None, first=first, environ={}, gpu=False, run=run,
                                       cache=tmp_path / "e.json", measure_fn=_never)  # fmt: skip
     assert again[::2] == expected
-
-
-@pytest.mark.parametrize("together, expected", [(150.0, ("jax", 8)), (359.0, ("tensorflow", 1))])
-def test_a_grid_with_fewer_runs_left_measures_the_population_it_will_train(
-    tmp_path, together, expected
-):
-    # Two seeds left of eight: a population of 2 is what trains first, so that is measured
-    # (it costs more per run than 8); where it wins, later (larger) populations train at the
-    # asked size.
-    run = Run.make("token", model="mixer", width=0.125)
-    measure = _population_measure({"tensorflow": 241.0, "jax": 530.0}, together)
-    backend, why, size = engines.choose_population(
-        8, None, first=2, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
-        measure_fn=measure, say=print,
-    )  # fmt: skip
-    assert measure.calls == [1, 2]
-    assert (backend, size) == expected
-    assert "a population of 2 (the first still to train holds 2 runs) measured" in why
-    assert engines.choice()["population"] == size
 
 
 @pytest.mark.parametrize("alone", [{"tensorflow": 241.0, "jax": 530.0},
