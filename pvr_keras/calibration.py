@@ -47,6 +47,7 @@ MAX_CACHE_BYTES = 1 << 20
 VERSIONED = ("keras", "tensorflow", "jax", "jaxlib", "numpy")
 PACKAGE_ROOT = pathlib.Path(__file__).resolve().parents[1]
 WORKER = "pvr_keras.training.timing"  # the worker's module: ``python -m WORKER BACKEND``
+ALONE_BESIDE = "jax alone"  # a population's measurement: one run on JAX, timed in turns with it
 
 
 # ---- the machine and its cache ------------------------------------------------------------
@@ -248,21 +249,25 @@ def measure(model, arguments, batch_size, *, metric="accuracy", backends=None, s
     """``({backend: median ms per step}, {backend: error})`` of ``steps``-step ``fit`` calls
     of ``model`` (built with ``arguments``) at ``batch_size``, one worker process per
     backend (started together; their first call compiles), timed in turns. With a
-    ``population`` above 1 (JAX only): the ms per member's step of a population of that
-    size (``training.stacked``), ``STEPS_PER_POPULATION_CALL`` steps a call."""
+    ``population`` above 1 (JAX only): ``"jax"`` is the ms per member's step of a population
+    of that size (``training.stacked``), ``STEPS_PER_POPULATION_CALL`` steps a call, and
+    ``ALONE_BESIDE`` one run's step on JAX, timed in turns with it: their ratio holds on a
+    machine whose load changes between this measurement and the engines' own."""
     backends = list(backends or candidates())
     command = dict(model=model, arguments=arguments, batch=batch_size, steps=steps,
                    metric=metric)  # fmt: skip
+    commands = {b: (b, command) for b in backends}  # worker name: (backend, its command)
     if population > 1:
         if backends != ["jax"]:
             raise ValueError(f"a population is measured on jax only; received {backends}")
-        steps = STEPS_PER_POPULATION_CALL
-        command.update(population=population, steps=steps)
-    workers = [Worker(b, [sys.executable, "-m", WORKER, b], env=_worker_env(b)) for b in backends]
-    times, errors = {b: [] for b in backends}, {}
+        together = {**command, "population": population, "steps": STEPS_PER_POPULATION_CALL}
+        commands = {"jax": ("jax", together), ALONE_BESIDE: ("jax", command)}
+    workers = [Worker(name, [sys.executable, "-m", WORKER, b], env=_worker_env(b))
+               for name, (b, _) in commands.items()]  # fmt: skip
+    times, errors = {name: [] for name in commands}, {}
     try:
         for worker in workers:  # every worker builds and compiles at once
-            worker.send(**command)
+            worker.send(**commands[worker.name][1])
         for worker in workers:
             answer = worker.receive()
             if "error" in answer:
@@ -273,12 +278,15 @@ def measure(model, arguments, batch_size, *, metric="accuracy", backends=None, s
                 break
             for worker in workers:
                 if worker.name not in errors:
-                    answer = worker.ask(**command)
+                    asked = commands[worker.name][1]
+                    answer = worker.ask(**asked)
                     if "error" in answer:
                         errors[worker.name] = answer["error"]
                     else:
                         # The worker may take more steps a call for a small model.
-                        times[worker.name].append(answer["seconds"] / answer.get("steps", steps))
+                        times[worker.name].append(
+                            answer["seconds"] / answer.get("steps", asked["steps"])
+                        )
     finally:
         for worker in workers:
             worker.close()

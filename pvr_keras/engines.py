@@ -203,14 +203,24 @@ def _population_measured(size, first, run, cache, measure_fn, say):
     together = calibration.calibrated(run.model, run.width, run.batch_size, population=first,
                                       **common)  # fmt: skip
     pop = together["ms_per_step"].get("jax")
-    figures["population_ms_per_step"] = pop
+    beside = together["ms_per_step"].get(calibration.ALONE_BESIDE)
     if pop is None or not ms:
+        figures["population_ms_per_step"] = pop
         return ("jax", f"--population {size}: a population trains on JAX (not measured: "
                 f"{together['errors'] or alone['errors']})", size), figures  # fmt: skip
     best = min(ms, key=ms.get)
     left = "" if first == size else f" (the first still to train holds {first} runs)"
-    line = (f"a population of {first}{left} measured {pop:.3g} ms per run's step on this "
-            f"CPU, {best} alone {ms[best]:.3g} ms, for {alone['family']}")  # fmt: skip
+    if beside and ms.get("jax"):
+        # The population against JAX alone, timed in turns, at the load the engines alone
+        # were measured under: a busy machine's load changes between the two measurements.
+        ratio, pop = pop / beside, pop / beside * ms["jax"]
+        line = (f"a population of {first}{left} measured {ratio:.2f}x jax alone per run's "
+                f"step on this CPU (timed in turns), {pop:.3g} ms against {best} alone "
+                f"{ms[best]:.3g} ms, for {alone['family']}")  # fmt: skip
+    else:
+        line = (f"a population of {first}{left} measured {pop:.3g} ms per run's step on "
+                f"this CPU, {best} alone {ms[best]:.3g} ms, for {alone['family']}")  # fmt: skip
+    figures["population_ms_per_step"] = pop
     if pop < ms[best]:
         return ("jax", f"--population {size}: {line}", size), figures
     return (best, f"--population {size} not used: {line}; the grid trains one run after "

@@ -217,6 +217,40 @@ def test_measure_reports_a_worker_that_dies_and_keeps_the_others(monkeypatch):
     assert errors == {"jax": "the jax worker exited (code 7)"}
 
 
+def test_a_population_is_timed_in_turns_with_one_run_on_jax(monkeypatch):
+    """The ratio of a population to one run holds under a load that changes: both are timed
+    in the same rounds, in turns, each on a JAX worker of its own."""
+    asked = []
+
+    class Fake:
+        def __init__(self, name, argv, env=None):
+            self.name, self.backend = name, argv[-1]
+
+        def send(self, **command):
+            asked.append((self.name, self.backend, command.get("population"), command["steps"]))
+
+        def receive(self):
+            load = 1 + len(asked)  # the machine gets busier with every call
+            population = asked[-1][2]
+            return {"seconds": load * (0.3 if population else 0.1) * asked[-1][3]}
+
+        def ask(self, **command):
+            self.send(**command)
+            return self.receive()
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(calibration, "Worker", Fake)
+    ms, errors = calibration.measure("mlp", {}, 64, backends=["jax"], population=2, rounds=3)
+    assert errors == {} and set(ms) == {"jax", calibration.ALONE_BESIDE}
+    together = ("jax", "jax", 2, calibration.STEPS_PER_POPULATION_CALL)
+    alone = (calibration.ALONE_BESIDE, "jax", None, calibration.STEPS)
+    assert asked == [together, alone] * 4  # compiled, then three rounds in turns
+    # the loads of the turns are one call apart: the ratio stays near 3
+    assert 2.5 < ms["jax"] / ms[calibration.ALONE_BESIDE] < 3.5
+
+
 @pytest.mark.slow
 def test_a_real_calibration_of_a_tiny_model_measures_both_backends():
     """The workers really train: a few steps of a tiny MLP on TensorFlow and on JAX."""

@@ -172,6 +172,30 @@ def test_a_population_trains_where_it_measures_faster_than_the_fastest_engine_al
     assert again[::2] == expected
 
 
+@pytest.mark.parametrize("together, beside, expected", [(150.0, 100.0, ("tensorflow", 1)),
+                                                        (359.0, 1000.0, ("jax", 8))])  # fmt: skip
+def test_a_population_is_held_against_jax_alone_timed_beside_it(tmp_path, together, beside,
+                                                                 expected):  # fmt: skip
+    # The engines alone measured under one load, the population under another: the
+    # population's ratio to JAX alone, timed in turns with it, decides at the engines' load
+    # (150 ms raw looks faster than TensorFlow's 241, but it is 1.5x JAX alone: 795 ms).
+    run = Run.make("token", model="mixer", width=0.125)
+
+    def measure(model, arguments, batch_size, metric="accuracy", backends=None, population=1):
+        if population > 1:
+            return {"jax": together, "jax alone": beside}, {}
+        return {"tensorflow": 241.0, "jax": 530.0}, {}
+
+    backend, why, size = engines.choose_population(
+        8, None, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+        measure_fn=measure, say=print,
+    )  # fmt: skip
+    assert (backend, size) == expected
+    ratio = together / beside
+    assert f"measured {ratio:.2f}x jax alone per run's step" in why
+    assert f"{ratio * 530:.3g} ms against tensorflow alone 241 ms" in why
+
+
 @pytest.mark.parametrize("alone", [{"tensorflow": 241.0, "jax": 530.0},
                                    {"tensorflow": 9.0, "jax": 4.0}])  # fmt: skip
 def test_a_first_population_of_one_run_measures_no_population(tmp_path, alone):
