@@ -384,6 +384,11 @@ MEASURES = {"epochs_tracked": int, "leak": float, "unseen_mse": float,
 KEPT_MEASURES = "gotu_measures.json"
 
 
+def _stale(record, line):
+    """Whether a run folder's ``record`` is of another attempt than its results ``line``."""
+    return bool(record and line) and record.get("epochs_completed") != line.get("epochs_completed")
+
+
 def previous_summary(out):
     """``{"runs": {run_dir: measures}, "tracking": ...}`` of the folder's last gotu.json (and,
     for the runs it does not list, of ``KEPT_MEASURES``), for the runs whose folders are not
@@ -434,10 +439,12 @@ def _is_evaluation(found):
     )  # fmt: skip
 
 
-def analyse(labelled, out, records, previous=None):
+def analyse(labelled, out, records, previous=None, lines=None):
     """Per run: the last tracked epoch's numbers (from its folder; else, for a run whose folder
-    is not here, its entry in ``previous``, the last summary: ``previous_summary``); per
-    variant: their summary over seeds."""
+    is not here or is not the recorded run's, its entry in ``previous``, the last summary:
+    ``previous_summary``); per variant: their summary over seeds. ``lines``: the results
+    lines by run id; a folder whose record has fewer epochs than its line (an attempt stopped
+    here, the run recorded from elsewhere: tools/import_results.py) is not measured."""
     import numpy as np
 
     from pvr_keras.analysis import fourier_tracking
@@ -447,6 +454,8 @@ def analyse(labelled, out, records, previous=None):
     for label, run in labelled:
         found = fourier_tracking.read(pathlib.Path(out) / "runs" / run.run_id) or {}
         run_dir = f"runs/{run.run_id}"
+        stale = _stale(records.get(run.run_id), (lines or {}).get(run.run_id))
+        found = {} if stale else found
         if not found and run_dir in previous["runs"]:
             kept = previous["runs"][run_dir]
             per_run.append({"variant": label, "seed": run.seed, "run_dir": run_dir, **kept,
@@ -455,7 +464,7 @@ def analyse(labelled, out, records, previous=None):
         first = first or found or None
         epochs = found.get("epochs") or {}
         last = epochs[max(epochs, key=int)] if epochs else {}
-        record = records.get(run.run_id, {})
+        record = {} if stale else records.get(run.run_id, {})
         curriculum = record.get("curriculum") or {}
         degree, profile = mdi_degree(run.task), last.get("degree_profile")
         per_run.append({
@@ -593,7 +602,7 @@ def main(argv=None):
         raise RuntimeError(f"runs not recorded (trained by another worker?): {missing}")
     full = {run.run_id: _record(out, run) for _, run in labelled}
     previous = previous_summary(out)
-    result = analyse(labelled, out, full, previous)
+    result = analyse(labelled, out, full, previous, recorded)
     result["task"] = dataclasses.asdict(runs[0].task)  # the first variant's (lengthgen: k6)
     # The whole config of the grid analysed (what config_gotu.json holds as this call wrote
     # it; a later call, started and stopped, rewrites that file: exports take this one).

@@ -343,3 +343,29 @@ def test_2parity40_has_the_settings_of_2parity_at_d_40(recipe):
         assert run.test_examples == 8192
         for field in ("model", "learning_rate", "epochs", "batch_size", "optimizer"):
             assert getattr(run, field) == getattr(run15, field), (label, field)
+
+
+def test_a_folder_left_by_a_stopped_attempt_of_a_run_recorded_elsewhere_is_not_measured(
+    recipe, trained, tmp_path, capsys
+):
+    """The run recorded (its line and summary taken in from elsewhere), a folder here from an
+    attempt stopped at an earlier epoch: its measures come from the summary, not that folder."""
+    out, result = trained
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    kept = result["runs"][1]
+    folder = moved / kept["run_dir"]
+    record = json.loads((folder / "record.json").read_text())
+    record.update(status="running", epochs_completed=record["epochs_completed"] - 1)
+    (folder / "record.json").write_text(json.dumps(record))
+    tracked = json.loads((folder / "fourier.json").read_text())
+    last = max(tracked["epochs"], key=int)
+    tracked["epochs"][last]["leak"] = 123.0  # what the stopped attempt had measured
+    (folder / "fourier.json").write_text(json.dumps(tracked))
+    recipe.main([*TINY, "--out", str(moved)])
+    assert "0 to run" in capsys.readouterr().out
+    again = json.loads((moved / "gotu.json").read_text())["runs"][1]
+    assert again["measured"] == "previous summary"
+    assert {k: v for k, v in again.items() if k != "measured"} == {
+        k: v for k, v in kept.items() if k != "measured"
+    }
