@@ -194,8 +194,8 @@ def _population_measured(size, first, run, cache, measure_fn, say):
     ms = dict(alone["ms_per_step"])
     figures = {"ms_per_step": ms,
                **{k: alone[k] for k in ("cpu", "cores", "key", "family", "cached")}}  # fmt: skip
-    if first == 1 and ms:
-        best = min(ms, key=ms.get)
+    best = min(ms, key=ms.get) if ms else None
+    if first == 1 and best:
         return (best, f"--population {size} not used: the first runs still to train share "
                 f"their settings with no other (populations of one); one run after another "
                 f"on {best}, the fastest alone on this CPU for {alone['family']} "
@@ -208,7 +208,6 @@ def _population_measured(size, first, run, cache, measure_fn, say):
         figures["population_ms_per_step"] = pop
         return ("jax", f"--population {size}: a population trains on JAX (not measured: "
                 f"{together['errors'] or alone['errors']})", size), figures  # fmt: skip
-    best = min(ms, key=ms.get)
     left = "" if first == size else f" (the first still to train holds {first} runs)"
     if beside and ms.get("jax"):
         # The population against JAX alone, timed in turns, at the load the engines alone
