@@ -16,6 +16,16 @@ def _save(fig, path, dpi=110):
     return save_figure(fig, path, dpi=dpi)
 
 
+def distinct_colors(n):
+    """``n`` colours, no two alike: tab10's for up to 10 series, tab20's for up to 20, evenly
+    spaced hues beyond (tab10 indexed past its end repeats its last colour)."""
+    if n <= 10:
+        return [matplotlib.colormaps["tab10"](i) for i in range(n)]
+    if n <= 20:
+        return [matplotlib.colormaps["tab20"](i) for i in range(n)]
+    return [matplotlib.colormaps["hsv"](i / n) for i in range(n)]
+
+
 def logits(analysis, held_out, path, title):
     """Figure 8: mean logit of each class, per model (rows) and subset of the held-out test
     examples (columns); the classes held out in that subset's cell in red.
@@ -146,11 +156,11 @@ def benchmark(entries, columns, path, title):
     fig = Figure(figsize=(max(6.0, 1.1 * len(entries) * max(1, len(columns)) ** 0.5 + 2), 3.8))
     ax = fig.subplots()
     width = 0.8 / max(1, len(columns))
-    colors = matplotlib.colormaps["tab10"]
+    colors = distinct_colors(len(columns))
     for i, (label, values) in enumerate(columns.items()):
         xs = [j + (i - (len(columns) - 1) / 2) * width for j in range(len(entries))]
         ys = [v if v is not None else 0.0 for v in values]
-        ax.bar(xs, ys, width=width, label=label, color=colors(i % 10),
+        ax.bar(xs, ys, width=width, label=label, color=colors[i],
                edgecolor="black" if i == 0 else None)  # fmt: skip
         for x, v in zip(xs, values, strict=True):
             if v is None:
@@ -194,10 +204,10 @@ def boolean_holdout(points, tracks, path, title):
     ax.legend(fontsize=7, loc="upper left")
     if tracks:
         ax = axes[1]
-        colors = matplotlib.colormaps["tab10"]
+        colors = distinct_colors(len(tracks["lines"]))
         for k, (label, values, target) in enumerate(tracks["lines"]):
-            ax.plot(tracks["epochs"], values, color=colors(k % 10), label=label)
-            ax.axhline(target, color=colors(k % 10), linestyle=":", linewidth=1)
+            ax.plot(tracks["epochs"], values, color=colors[k], label=label)
+            ax.axhline(target, color=colors[k], linestyle=":", linewidth=1)
         ax.plot(tracks["epochs"], tracks["half_mse"], color="black", linewidth=2,
                 label="½·MSE on the cube")  # fmt: skip
         ax.set(xlabel="epoch", ylabel="Fourier coefficient of the learned function")
@@ -237,13 +247,16 @@ def gotu(coefficients, metric, path, title):
 def _monomials(left, coefficients):
     """The relevant monomials' coefficients: truth, MDI and each variant's (mean over seeds)."""
     names = coefficients["monomials"]
-    series = [("truth f", coefficients["target"]), ("MDI", coefficients["mdi"])]
-    series += [(f"learned: {v}", c) for v, c in coefficients["learned"].items()]
+    learned = coefficients["learned"]
+    series = [
+        ("truth f", coefficients["target"], "black"),
+        ("MDI", coefficients["mdi"], "lightgray"),
+    ]
+    colors = distinct_colors(len(learned))
+    series += [(f"learned: {v}", c, colors[i]) for i, (v, c) in enumerate(learned.items())]
     width = 0.8 / len(series)
-    colors = matplotlib.colormaps["tab10"]
-    for k, (label, values) in enumerate(series):
+    for k, (label, values, color) in enumerate(series):
         hatch = "//" if label == "MDI" else None
-        color = "black" if label == "truth f" else ("lightgray" if label == "MDI" else colors(k))
         left.bar(np.arange(len(names)) + (k - (len(series) - 1) / 2) * width, values, width,
                  label=label, color=color, hatch=hatch, edgecolor="gray")  # fmt: skip
     left.axhline(0, color="gray", linewidth=0.5)
@@ -252,18 +265,23 @@ def _monomials(left, coefficients):
     left.set(ylabel=f"Fourier coefficient ({measured})")
     left.set_title("the relevant monomials: truth, min-degree interpolator, learned (mean "
                    "over seeds)", fontsize=8)  # fmt: skip
-    left.legend(fontsize=6, ncol=2)
+    # room above the bars for the legend: a row of it takes about 7% of the axes
+    rows = math.ceil(len(series) / 3)
+    low, high = left.get_ylim()
+    left.set_ylim(low, high + (high - low) * 0.07 * rows / max(0.1, 1 - 0.07 * rows))
+    left.legend(fontsize=6, ncol=3, loc="upper left")
 
 
 def _degree_profiles(left, coefficients):
     """Each variant's learned degree profile (share of the Fourier weight per degree, mean over
     seeds), its MDI's degree marked by a dotted line of the same colour."""
-    colors = matplotlib.colormaps["tab10"]
-    for k, (label, shares) in enumerate(coefficients["profiles"].items()):
-        left.plot(range(len(shares)), shares, "o-", color=colors(k), label=f"learned: {label}")
+    profiles = coefficients["profiles"]
+    colors = distinct_colors(len(profiles))
+    for k, (label, shares) in enumerate(profiles.items()):
+        left.plot(range(len(shares)), shares, "o-", color=colors[k], label=f"learned: {label}")
         degree = coefficients["mdi_degrees"].get(label)
         if degree is not None:
-            left.axvline(degree, color=colors(k), linestyle=":", linewidth=1)
+            left.axvline(degree, color=colors[k], linestyle=":", linewidth=1)
     left.set(xlabel="degree", ylabel="share of the Fourier weight (on the whole cube)")
     left.set_title("learned degree profiles; dotted: each MDI's degree", fontsize=8)
     left.legend(fontsize=6, ncol=2)
@@ -303,11 +321,11 @@ def hop_accuracy(lines, path, title, *, train_hops=(), baseline=None):
     ax = fig.subplots()
     for k in train_hops:
         ax.axvspan(k - 0.5, k + 0.5, color="tab:green", alpha=0.12, linewidth=0)
-    colors = matplotlib.colormaps["tab10"]
+    colors = distinct_colors(len(lines))
     for i, (label, line) in enumerate(lines.items()):
-        ax.plot(line["hops"], line["mean"], "o-", color=colors(i % 10), label=label)
+        ax.plot(line["hops"], line["mean"], "o-", color=colors[i], label=label)
         if line.get("min") is not None and line.get("max") is not None:
-            ax.fill_between(line["hops"], line["min"], line["max"], color=colors(i % 10),
+            ax.fill_between(line["hops"], line["min"], line["max"], color=colors[i],
                             alpha=0.2, linewidth=0)  # fmt: skip
     if baseline:
         ax.plot(baseline["hops"], baseline["values"], ":", color="gray",

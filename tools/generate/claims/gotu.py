@@ -27,7 +27,10 @@ def gotu(r):
         if task == "full16parity":
             cells = ", ".join(f"{v['variant']} {v['steps_mean']:.0f}" for v in g["variants"]
                               if v["steps_mean"] is not None)  # fmt: skip
-            parts.append(f"{task} (steps to loss < 1e-3, {span(seeds, str)} seed): {cells}")
+            parts.append(
+                f"{task} (steps to loss < 1e-3, {span(seeds, str)} "
+                f"seed{'s' * (max(seeds) > 1)}): {cells}"
+            )
             continue
         cells = ", ".join(f"{v['variant']} {dec(v['leak_mean'])}" for v in g["variants"]
                           if v["leak_mean"] is not None)  # fmt: skip

@@ -149,6 +149,7 @@ def _value_functions(r):
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
             "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}",
+            "nums": lambda v: span(v, lambda x: f"{x:,}"),
             "mdi_replaces": mdi_replaces, "add": lambda *numbers: sum(numbers)}  # fmt: skip
 
 
