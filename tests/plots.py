@@ -20,3 +20,17 @@ def assert_plot(path, *, min_size=(200, 200), min_colours=3):
     assert len(colours) >= min_colours, f"{path}: {len(colours)} colours, nothing drawn"
     assert counts.max() <= 0.995 * len(pixels), f"{path}: almost all background"
     return image
+
+
+def keep_figures(monkeypatch, module):
+    """The figures ``module`` saves through its ``save_figure``, kept in a list to be read back
+    (and still saved)."""
+    figures = []
+    save = module.save_figure
+
+    def keep(fig, path, **kwargs):
+        figures.append(fig)
+        return save(fig, path, **kwargs)
+
+    monkeypatch.setattr(module, "save_figure", keep)
+    return figures

@@ -5,21 +5,13 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from pvr_keras.figures import analyses
-from tests.plots import assert_plot
+from tests.plots import assert_plot, keep_figures
 
 
 @pytest.fixture
 def drawn(monkeypatch):
     """The figures the module saves, kept to be read back (and still saved)."""
-    figures = []
-    save = analyses.save_figure
-
-    def keep(fig, path, **kwargs):
-        figures.append(fig)
-        return save(fig, path, **kwargs)
-
-    monkeypatch.setattr(analyses, "save_figure", keep)
-    return figures
+    return keep_figures(monkeypatch, analyses)
 
 
 @pytest.mark.parametrize("n", [1, 9, 10, 11, 20, 21, 40])

@@ -4,21 +4,13 @@ where the run had a validation set (read back from the matplotlib axes)."""
 import pytest
 
 from pvr_keras.figures import curves
-from tests.plots import assert_plot
+from tests.plots import assert_plot, keep_figures
 
 
 @pytest.fixture
 def drawn(monkeypatch):
     """The figures the module saves, kept to be read back (and still saved)."""
-    figures = []
-    save = curves.save_figure
-
-    def keep(fig, path, **kwargs):
-        figures.append(fig)
-        return save(fig, path, **kwargs)
-
-    monkeypatch.setattr(curves, "save_figure", keep)
-    return figures
+    return keep_figures(monkeypatch, curves)
 
 
 def history(epochs=3, validation=True):
