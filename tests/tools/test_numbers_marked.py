@@ -104,3 +104,17 @@ def test_a_markers_ball_is_bounded(claims):
     assert values.evaluate("pct(ball(15, 6), 0)", studies) == "30%"
     with pytest.raises(ValueError, match="ball"):
         values.fill_values("<!-- = ball(10000000, 9999999) -->x<!-- /= -->", studies)
+
+
+def test_backends_names_the_seeds_of_each_engine_and_lists_seeds_that_are_not_a_run(claims):
+    backends = claims[0]._value_functions(None)["backends"]
+    records = [{"seed": s, "backend": b} for s, b in
+               ((1, "jax"), (2, "tensorflow"), (3, "jax"), (4, "jax"))]  # fmt: skip
+    assert backends(records) == "seeds 1, 3, 4: jax; seed 2: tensorflow"
+    assert backends([{"seed": s, "backend": "jax"} for s in (1, 2, 3)]) == "seeds 1-3: jax"
+
+
+def test_nums_writes_a_range_of_integers_with_thousands_separators(claims):
+    nums = claims[0]._value_functions(None)["nums"]
+    assert nums([8_428, 9_116, 8_600]) == "8,428-9,116"
+    assert nums([2_068, 2_068]) == "2,068"

@@ -123,7 +123,9 @@ def _value_functions(r):
             said.setdefault(kinds[0] if len(kinds) == 1 else mixed, []).append(seed)
         parts = []
         for text, seeds in said.items():
-            name = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {span(seeds, str)}"
+            contiguous = seeds == list(range(seeds[0], seeds[-1] + 1))
+            listed = span(seeds, str) if contiguous else ", ".join(map(str, seeds))
+            name = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {listed}"
             parts.append(f"{name}: {text}")
         return "; ".join(parts)
 
