@@ -36,7 +36,7 @@ def test_a_gotu_figure_of_ten_variants_gives_each_its_own_colour_and_keeps_the_l
     analyses.gotu(coefficients, metric, path, "ten variants")
     assert_plot(path)
     left = drawn[0].axes[0]
-    bars = [c for c in left.containers]
+    bars = list(left.containers)
     assert len(bars) == 12  # truth, MDI, ten variants
     learned = [tuple(b.patches[0].get_facecolor()) for b in bars[2:]]
     assert len(set(learned)) == len(variants), "two variants share a colour"

@@ -24,17 +24,15 @@ def gotu(r):
     parts = []
     for task, g in found.items():
         seeds = sorted({v["seeds"] for v in g["variants"]})
+        counted = f"{span(seeds, str)} seed{'s' * (max(seeds) > 1)}"
         if task == "full16parity":
             cells = ", ".join(f"{v['variant']} {v['steps_mean']:.0f}" for v in g["variants"]
                               if v["steps_mean"] is not None)  # fmt: skip
-            parts.append(
-                f"{task} (steps to loss < 1e-3, {span(seeds, str)} "
-                f"seed{'s' * (max(seeds) > 1)}): {cells}"
-            )
+            parts.append(f"{task} (steps to loss < 1e-3, {counted}): {cells}")
             continue
         cells = ", ".join(f"{v['variant']} {dec(v['leak_mean'])}" for v in g["variants"]
                           if v["leak_mean"] is not None)  # fmt: skip
-        parts.append(f"{task} ({span(seeds, str)} seed{'s' * (max(seeds) > 1)}): {cells}")
+        parts.append(f"{task} ({counted}): {cells}")
     ours = ("leak alpha on the unseen points (1: the MDI, 0: the truth), per model: "
             + "; ".join(parts)) if parts else "running"  # fmt: skip
     engines = collections.Counter(line["backend"] for task in found

@@ -150,9 +150,14 @@ def _value_functions(r):
             "field": field, "fit": fit,
             "pct": pct, "pcts": pcts, "dec": dec, "decs": decs, "span": lambda v: span(v, str),
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
-            "total": total, "curve": curve, "len": len, "num": lambda x: f"{x:,}",
-            "nums": lambda v: span(v, lambda x: f"{x:,}"),
+            "total": total, "curve": curve, "len": len, "num": _num,
+            "nums": lambda v: span(v, _num),
             "mdi_replaces": mdi_replaces, "add": lambda *numbers: sum(numbers)}  # fmt: skip
+
+
+def _num(x):
+    """An integer with thousands separators: 16,455."""
+    return f"{x:,}"
 
 
 def _ball(d, k):
