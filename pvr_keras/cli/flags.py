@@ -133,10 +133,11 @@ def _holds_one(tp):
     return typing.get_origin(tp) is not tuple and tp is not tuple
 
 
-def build_parser(fields, preset_values, description=None, *, add_help=True):
+def build_parser(fields, preset_values, description=None, *, add_help=True, extra=None):
     """An ``ArgumentParser`` with ``--preset`` and one flag per ``Field``; each flag's help
     ends with its value in every preset (``(quick: 20; paper: 200)``), or
-    ``(default: X)`` when they agree."""
+    ``(default: X)`` when they agree. ``extra``: ``parser -> None``, adds more flags (the
+    launcher's group)."""
     parser = argparse.ArgumentParser(
         description=description, formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=add_help,
@@ -170,6 +171,8 @@ def build_parser(fields, preset_values, description=None, *, add_help=True):
             spec["metavar"] = field.name.upper().replace(".", "_")
             text += " (several values: one run each)"
         parser.add_argument(*names, default=None, help=text, dest=field.name, **spec)
+    if extra is not None:
+        extra(parser)
     return parser
 
 
@@ -201,11 +204,12 @@ def defaults_of(cls):
     return out
 
 
-def parse_flags(fields, presets, argv, description=None, defaults=None, more=None):
+def parse_flags(fields, presets, argv, description=None, defaults=None, more=None, extra=None):
     """``(preset name, values, given)``: ``values`` are ``defaults``, then the chosen
     preset's values, then the given flags (``given``). ``presets``: ``{name: function(given
     flags) -> {field: value}}``. ``more``: ``values -> [Field]``, flags that depend on the
-    values so far (a model's own arguments depend on ``--model``)."""
+    values so far (a model's own arguments depend on ``--model``). ``extra``: adds flags
+    to the parser that are read elsewhere (``build_parser``)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     # First pass (no --help): which flags were given, for presets that depend on them.
     quiet = build_parser(fields, {name: {} for name in presets}, add_help=False)
@@ -214,7 +218,7 @@ def parse_flags(fields, presets, argv, description=None, defaults=None, more=Non
     values = {name: {**(defaults or {}), **preset(early)} for name, preset in presets.items()}
     if more is not None:
         fields = [*fields, *more({**values[known.preset], **early})]
-    parser = build_parser(fields, values, description)
+    parser = build_parser(fields, values, description, extra=extra)
     args = parser.parse_args(argv)
     given = given_flags(parser, args, fields)
     trust_given(given)

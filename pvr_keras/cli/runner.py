@@ -30,6 +30,9 @@ from pvr_keras.errors import (
     RunBusy,
     UnsafePath,
 )
+from pvr_keras.launch import Detached, JobsFailed
+from pvr_keras.launch import flags as launch_flags
+from pvr_keras.launch.flags import Launch
 from pvr_keras.runconfig import Run, section_fields
 
 FAILED_RUN = 3  # exit status of a run that finished but failed by the paper's rule
@@ -112,14 +115,20 @@ AXIS_ORDER = ("seed", "model")
 @dataclasses.dataclass(frozen=True)
 class Parsed:
     """A parsed command line: the run (the first of the grid), the recipe's own fields, the
-    flags given, the preset's name, and ``axes``: ``{field: values}`` of the run fields given
-    (or preset) several values, one run each (``runs()``)."""
+    flags given, the preset's name, ``axes``: ``{field: values}`` of the run fields given
+    (or preset) several values, one run each (``runs()``), and where they train
+    (``launch``)."""
 
     run: Run
     own: object
     given: dict
     preset: str
     axes: dict = dataclasses.field(default_factory=dict)
+    # Where the runs train (``--launcher``; ``pvr_keras.launch``), the command line without
+    # the launcher's flags (a job's own) and the recipe's file.
+    launch: Launch = Launch()
+    argv: tuple = ()
+    script: str = ""
 
     def runs(self):
         """Every run of the grid (the one run when no field has several values), checked."""
@@ -200,6 +209,8 @@ class Command:
             fits the task (``training.runs.check_model``): a builder's fault is one line.
         subruns: the run folders the body writes inside ``--out`` (``block_holdout.py``:
             ``holdout``, ``iid``); any other run found there is refused, and so is a grid.
+        script: the recipe's file, which a launched grid's jobs run (default: the file of
+            the module that made the ``Command``).
     """
 
     kind: str
@@ -214,6 +225,15 @@ class Command:
     placeholders: Callable | None = None
     subruns: tuple = ()
     check_model: bool = True
+    script: str = ""
+
+    def __post_init__(self):
+        if not self.script:  # the recipe that made this command: the first caller outside
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_globals.get("__name__") == __name__:
+                frame = frame.f_back
+            found = frame.f_globals.get("__file__", "") if frame is not None else ""
+            object.__setattr__(self, "script", os.path.abspath(found) if found else "")
 
     def fields(self):
         aliases = {k: v for k, v in self.aliases.items() if not v.startswith(PREFIX)}
@@ -238,8 +258,13 @@ class Command:
         """``Parsed(run, own, given, preset, axes)``, checked (no framework imported)."""
         fields = self.fields()
         defaults = {**Run.make(self.kind).flat(), **defaults_of(self.own)}
+        argv = sys.argv[1:] if argv is None else list(argv)
+        own_dry_run = "dry_run" in {f.name for f in dataclasses.fields(self.own)}
+        launch, rest = launch_flags.of(argv, dry_run=not own_dry_run)
         preset, values, given = parse_flags(
-            fields, self.presets, argv, self.description, defaults, more=self._model_fields
+            fields, self.presets, rest, self.description, defaults, more=self._model_fields,
+            extra=lambda parser: launch_flags.add_flags(parser, dry_run=not own_dry_run,
+                                                        help_only=True),
         )  # fmt: skip
         values, model_args = split_model_values(values)
         for arg, value in model_args.items():  # a builder's list of integers: sizes
@@ -259,7 +284,9 @@ class Command:
         if hasattr(own, "validate"):
             own.validate(run)
         check_tensorboard(run.system.tensorboard)
-        parsed = Parsed(run, own, given, preset, axes)
+        if getattr(own, "dry_run", False):  # a recipe's own --dry-run
+            launch = dataclasses.replace(launch, dry_run=True)
+        parsed = Parsed(run, own, given, preset, axes, launch, tuple(rest), self.script)
         parsed.runs()  # every run of a grid is checked here
         return parsed
 
@@ -287,6 +314,14 @@ class Command:
             )
         out = self.out_folder(run, own, parsed.axes)
         check_out_folder(out, sweep=bool(parsed.axes), own=self.subruns)
+        launch = _check_launch(parsed, out)
+        if launch.dry_run or launch.remote:  # the grid's cost, or its jobs: nothing runs here
+            if not parsed.axes:
+                return _one_run_only(run, launch)
+            else:
+                parsed = dataclasses.replace(parsed, own=dataclasses.replace(own, out=str(out)))
+                summary = run_sweep(parsed, parsed.runs(), name="grid", figure=None)
+                return {**summary, "failed": bool(summary.get("failed_runs"))}
         if not parsed.axes:  # another run's folder (or a config that is no file): before any work
             check_config(out, run, own)
         for one in parsed.runs()[:1] if parsed.axes else [run]:
@@ -298,7 +333,7 @@ class Command:
         # The engine is measured for the run's model (a grid's first run still to train), as
         # a population of the size that run's has
         size = run.system.population if parsed.axes else 1
-        pending = _pending(out, parsed.runs()) if parsed.axes else [run]
+        pending = _pending(out, _mine(parsed.runs())) if parsed.axes else [run]
         backend = start(run.system.backend, input_source=run.system.input, kind=run.kind,
                         run=pending[0] if pending else run, population=size,
                         first=_first_population(pending, size))  # fmt: skip
@@ -353,20 +388,24 @@ def exit_status(result):
 
 
 def main(fn):
-    """A script's ``__main__``: runs ``fn()`` and exits 0 (done), 2 (a bad config, or image
-    data that is not prepared and cannot be downloaded) or ``FAILED_RUN`` = 3 (the run
-    finished but failed by the paper's rule: NaN loss, or final training accuracy below the
-    threshold); a full disk, a folder in use, a damaged file or a planted link exits 1 with
-    one line; a crash exits 1 as any Python program does."""
+    """A script's ``__main__``: runs ``fn()`` and exits 0 (done, or a detached grid's jobs
+    submitted), 2 (a bad config, or image data that is not prepared and cannot be
+    downloaded) or ``FAILED_RUN`` = 3 (the run finished but failed by the paper's rule: NaN
+    loss, or final training accuracy below the threshold); a full disk, a folder in use, a
+    damaged file, a planted link or a launched grid's failed jobs exits 1 with one line; a
+    crash exits 1 as any Python program does."""
     name = pathlib.Path(sys.argv[0]).name
     try:
         result = fn()
     except (ConfigError, DataNotPrepared) as err:
         print(f"{name}: error: {err}", file=sys.stderr)
         sys.exit(2)
-    except (DiskFull, UnsafePath, RunBusy, DamagedFile) as err:  # one line, no traceback
+    except (DiskFull, UnsafePath, RunBusy, DamagedFile, JobsFailed) as err:  # one line
         print(f"{name}: error: {err}", file=sys.stderr)
         sys.exit(1)
+    except Detached as done:  # a detached grid's jobs are submitted
+        print(done, flush=True)
+        sys.exit(0)
     sys.exit(exit_status(result))
 
 
@@ -439,16 +478,26 @@ def run_sweep(
     """
     own = parsed.own
     print(f"[{name}] {len(runs)} runs" + (f": {describe(runs)}" if describe else ""))
-    if getattr(own, "dry_run", False):
-        return {"total": len(runs), "runs": runs}
+    launch = _check_launch(parsed, own.out)
+    if launch.dry_run:
+        from pvr_keras.launch import cost
+
+        found = cost.estimate(runs, _recorded(own.out))
+        for line in cost.describe(found, parallel=launch.array_parallelism):
+            print(f"[{name}] {line}")
+        return {"total": len(runs), "runs": runs, "cost": found}
     check_out_folder(own.out, sweep=True)
     check_task(lambda: sweeps_manifest_compatible(own.out))
+    if launch.remote:
+        return _launched(parsed, runs, name, figure, grows)
     run = parsed.run
+    job = _job()
     if not started:
         # the engine is measured for the grid's first run still to train: the base run's
         # model (the kind's default) may be in no run of the grid (a study's variants name
         # their models), and a grid whose runs are all recorded trains nothing to measure for
-        pending = _pending(own.out, runs)
+        # (a launched job: of its own runs)
+        pending = _pending(own.out, _mine(runs))
         measured = pending[0] if pending else (None if runs else run)
         # ... as a population of the size its first population has (two seeds left: 2)
         first = _first_population(pending, run.system.population)
@@ -482,12 +531,127 @@ def run_sweep(
         )
     summary = sweeps.run_sweep(
         runs, own.out, name=name, figure=figure, shard_index=shard_index,
-        shard_count=shard_count, claims=getattr(own, "claims", True),
-        population=size, **({"trainer": trainer} if trainer else {}),
+        shard_count=shard_count, claims=getattr(own, "claims", True) or job is not None,
+        population=size, only=None if job is None else set(job["runs"]),
+        wait=job is not None, **({"trainer": trainer} if trainer else {}),
     )  # fmt: skip
     summary["config"] = config_of(parsed.run, own, parsed.axes)  # as config_<name>.json has it
     if summary["busy"]:
         print(f"[{name}] {len(summary['busy'])} runs are being trained by other workers")
     if getattr(own, "figures", False):
         sweeps.make_figures(own.out, only=[name])
+    return summary
+
+
+def _job():
+    """The launched job this process trains for (``training.records.this_job``), or None."""
+    from pvr_keras.training.records import this_job
+
+    return check_task(this_job)
+
+
+def _mine(runs):
+    """The runs of ``runs`` this process trains: all of them, or a launched job's own (each
+    of which must be in the grid: a job of another grid is refused)."""
+    job = _job()
+    if job is None:
+        return list(runs)
+    ids = {run.run_id for run in runs}
+    strange = [r for r in job["runs"] if r not in ids]
+    if strange:
+        raise ConfigError(
+            f"this job's runs {strange[:3]} are not in this command's grid: the recipe or its "
+            f"flags changed since the job was submitted; submit the grid again"
+        )
+    return [run for run in runs if run.run_id in set(job["runs"])]
+
+
+def _check_launch(parsed, out):
+    """The grid's ``Launch``, checked before anything is written or submitted."""
+    launch = parsed.launch
+    if launch.remote and _job() is not None:
+        raise ConfigError(f"a launched job trains its runs where it runs; its command line "
+                          f"names --launcher {launch.launcher} again")  # fmt: skip
+    if launch.remote and not parsed.script:
+        raise ConfigError(f"--launcher {launch.launcher} runs the recipe's file in each job; "
+                          f"this command was made by no file")  # fmt: skip
+    check_task(lambda: launch_flags.check(launch, out, full=not launch.dry_run))
+    return launch
+
+
+def _one_run_only(run, launch):
+    """A command of one run: its cost (``--dry-run``); a launcher is refused."""
+    if launch.remote:
+        raise ConfigError(
+            f"--launcher {launch.launcher} trains a grid (a run flag given several values, "
+            f"such as --seed 0 1) as jobs; this command trains one run: run it here, or in a "
+            f"job script of your cluster"
+        )
+    from pvr_keras.launch import cost
+
+    found = cost.estimate([run])
+    for line in cost.describe(found):
+        print(line)
+    return {"failed": False, "cost": found}
+
+
+def _recorded(out):
+    """The run ids recorded in the results folder ``out`` (none where there is none yet)."""
+    from pvr_keras import sweeps
+
+    try:
+        return sweeps.ResultsDir(out).recorded_ids()
+    except (FileNotFoundError, NotADirectoryError, sweeps.IncompatibleResultsError):
+        return set()
+
+
+def _launched(parsed, runs, name, figure, grows):
+    """A grid's runs as jobs of ``parsed.launch`` (``pvr_keras.launch``): the results folder
+    and config written here, each run not yet recorded submitted (in populations of
+    ``--population``, which each worker measures), watched until recorded; returns the
+    summary ``sweeps.run_sweep`` returns.
+
+    Raises:
+        launch.Detached: ``--submitit.detach``, once submitted.
+        launch.JobsFailed: jobs ended without recording their runs (the others went on).
+    """
+    from pvr_keras import sweeps
+    from pvr_keras.launch import JobsFailed, launch_grid
+
+    own, run, launch = parsed.own, parsed.run, parsed.launch
+    make_out_folder(own.out)
+    results = sweeps.ResultsDir(own.out, create=True)
+    write_config(own.out, run, own, name=f"config_{name}.json", compare=not grows,
+                 grid=parsed.axes)  # fmt: skip
+    unique = sweeps.unique(runs)
+    results.write_sweep(name, {"name": name, "figure": figure,
+                               "run_ids": [one.run_id for one in unique]})  # fmt: skip
+    shard_index, shard_count = sweeps.parse_shard(getattr(own, "shard", "0/1"))
+    mine = sweeps.shard(unique, shard_index, shard_count)
+    recorded = results.recorded_ids()
+    todo = [one for one in mine if one.run_id not in recorded]
+    print(f"[{name}] {len(unique)} runs in the grid; {len(mine) - len(todo)} already "
+          f"recorded, {len(todo)} to run as {launch.launcher} jobs -> {results.path}")  # fmt: skip
+    progress = sweeps.engine.Progress(name, len(mine), len(mine) - len(todo), todo, print)
+    trained, failed_jobs = launch_grid(
+        unique, mine, results, name=name, launch=launch, script=parsed.script,
+        argv=parsed.argv, population=run.system.population, progress=progress,
+    )  # fmt: skip
+    lines = {line["id"]: line for line in results.read()[0]}
+    summary = {
+        "total": len(unique), "shard": len(mine), "recorded_before": len(mine) - len(todo),
+        "trained": trained, "busy": [], "problems": [],
+        "failed_runs": [r for r in trained if lines.get(r, {}).get("failed")],
+        "failed_jobs": failed_jobs, "config": config_of(run, own, parsed.axes),
+    }  # fmt: skip
+    if getattr(own, "figures", False):
+        sweeps.make_figures(own.out, only=[name])
+    if failed_jobs:
+        lost = [r for job in failed_jobs for r in job["runs"]]
+        first = failed_jobs[0]
+        raise JobsFailed(
+            f"[{name}] {len(lost)} runs not recorded, their jobs failed: {', '.join(lost)} "
+            f"(first: job {first['job']}, {first['error']}; log: {first['log']}); the same "
+            f"command again submits them again"
+        )
     return summary

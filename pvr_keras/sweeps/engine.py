@@ -56,7 +56,7 @@ def result_line(run, record, sweep):
     }
 
 
-class _Progress:
+class Progress:
     """Runs done / total and an ETA weighted by each run's rough cost (``Run.cost``)."""
 
     def __init__(self, name, total, done, todo, log):
@@ -99,6 +99,8 @@ def run_sweep(
     trainer=train_run,
     log=print,
     population=1,
+    only=None,
+    wait=False,
 ):
     """Trains every run of ``runs`` that ``results_dir`` has no record of.
 
@@ -116,6 +118,11 @@ def run_sweep(
         log: where progress lines go.
         population: train up to this many runs of one architecture at a time as one JAX
             program (``training.population``); 1: one run after another.
+        only: train only the runs of these ids (a launched job's, ``pvr_keras.launch``);
+            the sweep's definition still holds the whole grid.
+        wait: a run claimed by a live worker is waited for (then skipped if that worker
+            recorded it, else trained here), not skipped: a job whose run is still held by
+            an earlier job of it (its launcher killed) finishes it.
 
     Returns:
         A dict: ``total`` (grid), ``shard`` (runs in this shard), ``recorded_before``,
@@ -135,6 +142,8 @@ def run_sweep(
     if not isinstance(name, str) or not name or "/" in name:
         raise ValueError(f"name must be a non-empty string without '/'; received {name!r}")
     mine = shard(runs, shard_index, shard_count)
+    if only is not None:
+        mine = [run for run in mine if run.run_id in only]
     results = ResultsDir(results_dir, create=True)
     ids = [run.run_id for run in runs]
     before, after = results.write_sweep(name, {"name": name, "figure": figure, "run_ids": ids})
@@ -150,17 +159,17 @@ def run_sweep(
         f"[{name}] {len(runs)} runs in the grid; {where}{len(mine)} to do, "
         f"{len(mine) - len(todo)} already recorded, {len(todo)} to run -> {results.path}"
     )
-    progress = _Progress(name, len(mine), len(mine) - len(todo), todo, log)
+    progress = Progress(name, len(mine), len(mine) - len(todo), todo, log)
     owner = Claims(results.claims) if claims else None
     if owner is not None:
         owner.clean(recorded)
     trained, busy, failed = [], [], []
     if population > 1:
         _train_populations(todo, results, owner, trainer, population, name, progress, log,
-                           trained, busy, failed)  # fmt: skip
+                           trained, busy, failed, wait)  # fmt: skip
         todo = []
     for run in todo:
-        claim = _claim(owner, run, name, log)
+        claim = _claim(owner, run, name, log, wait)
         if claim is False:
             busy.append(run.run_id)
             continue
@@ -198,11 +207,22 @@ def _recorded(run, record, results, name, progress, trained, failed):
     progress.finished(run, line)
 
 
-def _claim(owner, run, name, log):
-    """The run's claim (None: no claims kept), or False when a live worker holds it."""
+WAIT_S = 2.0  # how often a waiting worker looks at a claim a live worker holds
+
+
+def _claim(owner, run, name, log, wait=False):
+    """The run's claim (None: no claims kept), or False when a live worker holds it
+    (``wait``: once it lets go, the claim)."""
     if owner is None:
         return None
     claim = owner.try_claim(run.run_id)
+    if claim is None and wait:
+        holder = owner.holder(run.run_id) or {}
+        log(f"[{name}] {run.run_id}: claimed by a live worker ({holder.get('host')} pid "
+            f"{holder.get('pid')}); waiting for it")  # fmt: skip
+        while claim is None:
+            time.sleep(WAIT_S)
+            claim = owner.try_claim(run.run_id)
     if claim is None:
         holder = owner.holder(run.run_id) or {}
         log(
@@ -219,7 +239,7 @@ def _claim(owner, run, name, log):
 
 
 def _train_populations(todo, results, owner, trainer, size, name, progress, log, trained,
-                       busy, failed):  # fmt: skip
+                       busy, failed, wait=False):  # fmt: skip
     """The runs of ``todo`` in populations of up to ``size`` (``training.population``)."""
     from pvr_keras.training import population, runs
 
@@ -227,7 +247,7 @@ def _train_populations(todo, results, owner, trainer, size, name, progress, log,
         claims, members = [], []
         try:
             for run in group:
-                claim = _claim(owner, run, name, log)
+                claim = _claim(owner, run, name, log, wait)
                 if claim is False:
                     busy.append(run.run_id)
                     continue
@@ -263,4 +283,4 @@ def _train_populations(todo, results, owner, trainer, size, name, progress, log,
                 claim.release(done=True)
 
 
-__all__ = ["result_line", "run_sweep", "train_run"]
+__all__ = ["Progress", "result_line", "run_sweep", "train_run"]

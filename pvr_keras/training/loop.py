@@ -264,7 +264,9 @@ def start(run, build_model, distribution, population=None):
     run.record.update(engine)
     if "engine_choice" in options.extra:  # how this start's backend was chosen
         run.record["engine_choice"] = options.extra["engine_choice"]
-    run.record["starts"] = [*run.record.get("starts", []), {"epoch": initial_epoch, **engine}]
+    # Where this start ran: the host, and a launched job's launcher and job id.
+    start = {"epoch": initial_epoch, **engine, **records.start_fields()}
+    run.record["starts"] = [*run.record.get("starts", []), start]
     run.record["steps_per_execution"] = options.steps_per_execution
     if population is not None:
         run.record["population"] = population

@@ -17,13 +17,14 @@ killed at any moment never leaves a half-written record.
 import csv
 import io
 import json
+import os
 import pathlib
 import platform
 import socket
 import sys
 import time
 
-from pvr_keras.errors import DamagedFile
+from pvr_keras.errors import ConfigError, DamagedFile
 from pvr_keras.files import Lock, parse_json, read_plain, write_text
 
 FORMAT = "pvr-keras/run-record"
@@ -85,6 +86,39 @@ def environment():
         "platform": platform.platform(),
         "argv": sys.argv,
     }
+
+
+# A launched job's runs (``pvr_keras.launch``): set by the job for the recipe process it starts.
+JOB_ENV = "PVR_LAUNCH_JOB"
+
+
+def this_job(environ=None):
+    """The job this process trains for, ``{"runs", "launcher", "job", "host"}``, or None
+    when it is not a launched job. A value that is not such a dict is refused in one line."""
+    text = (os.environ if environ is None else environ).get(JOB_ENV)
+    if not text:
+        return None
+    try:
+        found = json.loads(text)
+    except ValueError:
+        found = None
+    if (
+        not isinstance(found, dict)
+        or not isinstance(found.get("runs"), list)
+        or not all(isinstance(r, str) for r in found["runs"])
+    ):
+        raise ConfigError(f"{JOB_ENV} must be a launched job's JSON; received {text[:80]!r}")
+    return found
+
+
+def start_fields(environ=None):
+    """What a run's ``starts`` entry records of where it started: the host, and in a launched
+    job its launcher and job id."""
+    job = this_job(environ)
+    found = {"host": socket.gethostname()}
+    if job is not None:
+        found.update(launcher=job.get("launcher"), job=job.get("job"))
+    return found
 
 
 def history_csv(history):
