@@ -30,7 +30,7 @@ from pvr_keras.errors import (
     RunBusy,
     UnsafePath,
 )
-from pvr_keras.launch import Detached, JobsFailed
+from pvr_keras.launch import Detached, JobDone, JobsFailed
 from pvr_keras.launch import flags as launch_flags
 from pvr_keras.launch.flags import Launch
 from pvr_keras.runconfig import Run, section_fields
@@ -321,6 +321,9 @@ class Command:
             else:
                 parsed = dataclasses.replace(parsed, own=dataclasses.replace(own, out=str(out)))
                 summary = run_sweep(parsed, parsed.runs(), name="grid", figure=None)
+                if not launch.dry_run:
+                    print(f"[grid] {summary['total']} runs, {len(summary['failed_runs'])} "
+                          f"failed; results: {out}/results.jsonl")  # fmt: skip
                 return {**summary, "failed": bool(summary.get("failed_runs"))}
         if not parsed.axes:  # another run's folder (or a config that is no file): before any work
             check_config(out, run, own)
@@ -403,7 +406,7 @@ def main(fn):
     except (DiskFull, UnsafePath, RunBusy, DamagedFile, JobsFailed) as err:  # one line
         print(f"{name}: error: {err}", file=sys.stderr)
         sys.exit(1)
-    except Detached as done:  # a detached grid's jobs are submitted
+    except (Detached, JobDone) as done:  # a detached grid's jobs submitted; a job's runs done
         print(done, flush=True)
         sys.exit(0)
     sys.exit(exit_status(result))
@@ -538,6 +541,9 @@ def run_sweep(
     summary["config"] = config_of(parsed.run, own, parsed.axes)  # as config_<name>.json has it
     if summary["busy"]:
         print(f"[{name}] {len(summary['busy'])} runs are being trained by other workers")
+    if job is not None:  # the submitting command draws the figures and analyses the grid
+        raise JobDone(f"[{name}] job {job.get('job')}: {len(summary['trained'])} of "
+                      f"{len(job['runs'])} runs recorded by this job")  # fmt: skip
     if getattr(own, "figures", False):
         sweeps.make_figures(own.out, only=[name])
     return summary

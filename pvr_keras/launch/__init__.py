@@ -16,9 +16,10 @@ and returns; the same command again collects. ``--dry-run`` prints what the grid
 the executors are in ``executors``.
 """
 
-from pvr_keras.launch.driver import Detached, JobsFailed, launch_grid, read_jobs
+from pvr_keras.launch.driver import Detached, JobDone, JobsFailed, launch_grid, read_jobs
 from pvr_keras.launch.flags import LAUNCHERS, Launch, add_flags, check, from_args, of
 from pvr_keras.launch.jobs import Job, JobFailed, job_of
 
-__all__ = ["LAUNCHERS", "Detached", "Job", "JobFailed", "JobsFailed", "Launch", "add_flags",
+__all__ = ["LAUNCHERS", "Detached", "Job", "JobDone", "JobFailed", "JobsFailed", "Launch",
+           "add_flags",
            "check", "from_args", "job_of", "launch_grid", "of", "read_jobs"]  # fmt: skip

@@ -25,6 +25,11 @@ class Detached(Exception):
     """A detached grid's jobs are submitted; the same command again collects them."""
 
 
+class JobDone(Exception):
+    """A launched job trained its runs: its recipe stops there (the submitting command draws
+    the figures and analyses the grid)."""
+
+
 class JobsFailed(RuntimeError):
     """Jobs of a launched grid ended without recording their runs (the others went on)."""
 
@@ -118,7 +123,7 @@ def _launch(runs, mine, results, executor, name, launch, script, argv, size, pro
         log(f"[{name}] submitted {len(handles)} of {len(jobs)} jobs ({len(fresh)} runs) to "
             f"{executor.where()}" + (f"; the others as these end (at most {limit} at once)"
                                      if queued else ""))  # fmt: skip
-    if launch.detach:
+    if launch.detach and (jobs or waiting):
         raise Detached(
             f"[{name}] {len(jobs)} jobs submitted, {len(waiting)} runs in earlier jobs, "
             f"{len(recorded & {r.run_id for r in mine})} of {len(mine)} runs recorded: run "

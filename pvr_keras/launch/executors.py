@@ -32,10 +32,9 @@ class SubmititHandle:
         if self._done:
             return True
         if self.cluster == "debug":  # the debug executor runs the job here, when asked
-            try:
-                self.job.result()
-            except Exception as error:
-                self._error = _one_line(error)
+            # (its result() would open pdb on a failed job; exception() returns the error)
+            error = self.job.exception()
+            self._error = None if error is None else _one_line(error)
             self._done = True
             return True
         if not self.job.done():
@@ -122,7 +121,7 @@ class RayHandle:
     def __init__(self, ref, ray):
         self.ref, self.ray = ref, ray
         self.job_id = ref.task_id().hex()
-        self.log = "the Ray driver's output (Ray's worker logs)"
+        self.log = "Ray's worker logs (logs/worker-*.out in the Ray session folder)"
         self._error, self._done = None, False
 
     def done(self):
@@ -154,8 +153,9 @@ class Ray:
 
         self.ray = ray
         address = ray_address(launch)
-        kwargs = {"include_dashboard": False, "log_to_driver": True,
-                  "ignore_reinit_error": True}  # fmt: skip
+        # The jobs' own output stays in Ray's worker logs; this command prints each run as
+        # it is recorded, and a failed job's last line.
+        kwargs = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
         if address is None:  # a Ray of this machine, for this grid: a small object store
             kwargs.update(object_store_memory=100 << 20, num_cpus=os.cpu_count() or 1)
         try:
