@@ -135,7 +135,7 @@ class _Abbreviated(argparse.Action):
     takes the flags given in full first), and an abbreviation is refused."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.error(f"{option_string} is short for {self.option_strings[0]}: give it in full")
+        parser.error(f"{self.option_strings[0]} was abbreviated: give the launcher's flags in full")
 
 
 def add_flags(parser, *, dry_run=True, help_only=False):
@@ -245,6 +245,11 @@ def check(launch, out, *, full=True):
             f"--launcher {launch.launcher} needs the {module} package, which is not installed: "
             f'pip install -e ".[{EXTRA}]"'
         )
+    if launch.launcher == "submitit" and launch.detach and launch.cluster == "debug":
+        raise ConfigError(
+            "--submitit.detach with --submitit.cluster debug: the debug executor runs each job "
+            "in this process when it is waited for, so a detached grid would train nothing"
+        )
     if not full:
         return
     if launch.launcher == "submitit" and cluster_of(launch) not in ("local", "debug"):
@@ -252,8 +257,9 @@ def check(launch, out, *, full=True):
     if launch.launcher == "ray":
         address = ray_address(launch)
         if address is not None:
-            _shared(out, f"--ray.address {address}")
-            _answers(address)
+            host = _answers(address)
+            if host not in (None, "localhost", "127.0.0.1", "::1", socket.gethostname()):
+                _shared(out, f"--ray.address {address}")
 
 
 def cluster_of(launch):
@@ -292,9 +298,10 @@ def _shared(out, where):
 
 def _answers(address):
     """A Ray address that is ``host:port`` (or ``ray://host:port``) must accept a connection
-    within ``RAY_WAIT_S``; ``auto`` is looked up by Ray itself."""
+    within ``RAY_WAIT_S``; ``auto`` is looked up by Ray itself. Returns the host (None for
+    ``auto``)."""
     if address == "auto":
-        return
+        return None
     text = address.split("://", 1)[-1]
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit():
@@ -309,3 +316,4 @@ def _answers(address):
             f"--ray.address {address} does not answer ({error.strerror or error}, waited up to "
             f"{RAY_WAIT_S:.0f} s): start the Ray head there (ray start --head) or give its address"
         ) from None
+    return host.strip("[]")
