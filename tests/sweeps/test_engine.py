@@ -227,3 +227,51 @@ def test_a_sweep_of_block_runs_is_a_sweep_like_the_token_ones(tmp_path):
     assert {p.name for p in written} >= {"blocks_test_accuracy.png", "blocks.csv"}
     rows = (tmp_path / "figures" / "blocks.csv").read_text().splitlines()
     assert rows[0].startswith("model,holdout,width,num_examples")
+
+
+def test_only_trains_a_jobs_runs_and_keeps_the_whole_grid(tmp_path):
+    """A launched job's sweep (``only``) trains its runs alone; the sweep's definition still
+    holds the whole grid, so the figures know every run."""
+    results, log = tmp_path / "r", tmp_path / "trained.log"
+    mine = {GRID[1].run_id, GRID[4].run_id}
+    summary = _sweep(results, log, only=mine)
+    assert set(summary["trained"]) == mine and summary["shard"] == 2
+    assert set(log.read_text().split()) == mine
+    ids = json.loads((results / "sweeps" / "t.json").read_text())["run_ids"]
+    assert ids == [run.run_id for run in GRID]
+
+
+@pytest.mark.parametrize("recorded_there", [True, False], ids=["recorded", "left"])
+def test_wait_waits_for_a_live_claim_then_skips_or_trains(tmp_path, recorded_there):
+    """With ``wait`` (a launched job), a run a live worker holds is waited for, not skipped:
+    when that worker lets go having recorded it, it is skipped; when it lets go without (it
+    died), it is trained here. Without ``wait`` it is skipped as busy."""
+    import threading
+
+    from pvr_keras.sweeps import Claims, result_line
+
+    results, log = tmp_path / "r", tmp_path / "trained.log"
+    run = GRID[0]
+    ResultsDir(results, create=True)
+    claims = Claims(results / "claims")
+    held = claims.try_claim(run.run_id)  # another live worker's claim (another descriptor)
+    assert held is not None
+    busy = _sweep(results, log, runs=[run])
+    assert busy["busy"] == [run.run_id] and not log.exists()
+
+    def let_go():
+        time.sleep(1.0)
+        if recorded_there:
+            record = fake_train(run, ResultsDir(results).run_dir(run.run_id), log=tmp_path / "x")
+            ResultsDir(results).append(result_line(run, record, "t"))
+        held.release(done=recorded_there)
+
+    thread = threading.Thread(target=let_go)
+    thread.start()
+    start_s = time.perf_counter()
+    summary = _sweep(results, log, runs=[run], wait=True)
+    thread.join()
+    assert time.perf_counter() - start_s >= 0.9 and summary["busy"] == []
+    assert summary["trained"] == ([] if recorded_there else [run.run_id])
+    assert log.exists() != recorded_there
+    assert len(ResultsDir(results).read()[0]) == 1
