@@ -29,7 +29,8 @@ text):
   TFDS builder; ``import pvr_keras.tfds`` registers it), ``reasoning_gym`` (the text configs
   as reasoning-gym datasets with curricula; ``import pvr_keras.reasoning_gym`` registers
   them);
-- ``sweeps`` (grids of runs), ``tuning`` (keras-tuner);
+- ``sweeps`` (grids of runs), ``tuning`` (keras-tuner), ``launch`` (a grid's runs as jobs
+  of submitit or Ray);
 - ``cli`` (flags, presets and the runner of the scripts in ``recipes/``).
 
 ``import pvr_keras`` alone imports neither Keras nor TensorFlow.

@@ -49,6 +49,8 @@ BACKEND_FREE = (
     "tests/test_checks.py",
     "tests/test_backend_split.py",
     "tests/test_layout.py",
+    # The launcher's flags, checks, cost and job files (refused before any Keras import).
+    "tests/launch/test_flags.py",
     "tests/test_package.py",
     "tests/models/test_resnet.py::test_trainable_parameter_count_matches_torchvision",
     "tests/models/test_vgg.py::test_trainable_parameter_count_matches_torchvision",
@@ -133,6 +135,9 @@ ANY_BACKEND = (
     # model.keras for evaluate.py): the library's checks, before any model runs.
     "tests/recipes/test_recipe_checks.py::test_an_out_folder_that_cannot_be_made_is_one_line",
     "tests/recipes/test_recipe_checks.py::test_evaluate_on_a_damaged_model_says_so_in_one_line",
+    # Grids launched as submitit and Ray jobs: the jobs are the local grid's runs, whichever
+    # backend trains them (the Ray test in the JAX run only, as all of these).
+    "tests/launch/test_launchers.py",
 )
 
 

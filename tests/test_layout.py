@@ -54,7 +54,7 @@ LAYERS = (
     ("runconfig", "legacy"),
     ("data", "models", "testing", "figures", "analysis"),
     ("training", "benchmarks", "tfds", "reasoning_gym"),
-    ("sweeps", "tuning"),
+    ("sweeps", "tuning", "launch"),
     ("cli",),
 )
 LAYER = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -3,8 +3,10 @@ task per job). Each gives handles with ``job_id``, ``done()``, ``error()`` (None
 line) and ``log`` (where the job's output is), and tells whether a job submitted by an
 earlier command (its id kept in ``OUT/launch/``) is still queued or running."""
 
+import contextlib
 import os
 import pathlib
+import sys
 import time
 
 from pvr_keras.launch.flags import cluster_of, ray_address
@@ -15,9 +17,13 @@ LIVE_SLURM = ("PENDING", "RUNNING", "REQUEUED", "CONFIGURING", "COMPLETING", "RE
 
 
 def _one_line(error):
-    text = str(error).strip().splitlines()
-    found = [line for line in text if line.strip()]
-    return (found[-1] if found else type(error).__name__)[:300]
+    """The line that says why a job failed: its ``JobFailed`` message where the error holds
+    the job's traceback (submitit's ``FailedJobError``), else the error's last line."""
+    found = [line.strip() for line in str(error).splitlines() if line.strip()]
+    for line in reversed(found):
+        if "JobFailed: " in line:
+            return line.split("JobFailed: ", 1)[1][:500]
+    return (found[-1] if found else type(error).__name__)[:500]
 
 
 class SubmititHandle:
@@ -83,7 +89,11 @@ class Submitit:
     def submit(self, jobs):
         if not jobs:
             return []
-        found = self.executor.map_array(_call, jobs)
+        if self.cluster == "local":  # its job processes outlive this one: not on its output
+            with _children_quiet():
+                found = self.executor.map_array(_call, jobs)
+        else:
+            found = self.executor.map_array(_call, jobs)
         return [SubmititHandle(job, self.cluster) for job in found]
 
     def in_flight(self, job_id):
@@ -106,6 +116,26 @@ class Submitit:
 
 def _call(job):
     return job()
+
+
+@contextlib.contextmanager
+def _children_quiet():
+    """Processes started inside get /dev/null for stdout and stderr, not this process's: the
+    local executor's jobs (which write their own log files) would otherwise hold a pipe this
+    process writes to open until they end, and a caller reading it to its end would wait."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, null):
+            os.close(fd)
 
 
 def _local_alive(job_id):

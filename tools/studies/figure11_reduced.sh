@@ -12,20 +12,25 @@
 # The window-4 Mixer alone is 2 x 97,660 steps: ~11 h on a 2-core CPU at TensorFlow + XLA's
 # ~0.2 s a step (tools/probes/bench_engines.py), 47-93 h at JAX's; each line can run on its own machine.
 #
-#   bash tools/studies/figure11_reduced.sh [RESULTS]        # default runs/figure11_reduced
+#   bash tools/studies/figure11_reduced.sh [RESULTS [FLAGS...]]   # default runs/figure11_reduced
 #   python tools/make_figures.py RESULTS/token       # Figure 11's panels from the records
 #   python tools/export_results.py RESULTS docs/results   # the records -> figure11/
 # On another machine, take the committed records in first so finished runs are skipped:
 #   python tools/import_results.py docs/results/figure11 RESULTS/token
+# Any flags after RESULTS go to every grid of the study: the launcher's put it on a cluster
+# (docs/scaling.md, "A study on SLURM"), and the same command later collects it:
+#   bash tools/studies/figure11_reduced.sh RESULTS --launcher submitit --submitit.partition gpu --submitit.detach
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RESULTS=${1:-runs/figure11_reduced}
+shift || true
+LAUNCH=("$@")  # the launcher flags, given to every grid
 PY=${PYTHON:-python}
 BACKEND=${BACKEND:-}
 sweep() {
   echo "=== $(date -u +%FT%TZ) $*"
   "$PY" recipes/token_sweep.py --sweep size_window --preset paper ${BACKEND:+--backend "$BACKEND"} --seeds 0 \
-    --test-examples 10000 --epochs 20 --warmup-epochs 2 --out "$RESULTS/token" "$@"
+    --test-examples 10000 --epochs 20 --warmup-epochs 2 --out "$RESULTS/token" "$@" ${LAUNCH[@]+"${LAUNCH[@]}"}
 }
 # --min-steps: 20 epochs of the threshold size at batch 1024, for both sizes of the window;
 # window 1 gets window 2's budget, because 100 steps left the Mixer unfitted on 5,000 examples

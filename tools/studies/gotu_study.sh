@@ -6,18 +6,23 @@
 # another, coverage first (seed 1 of everything, then seeds 2-3); resumable: run it again
 # after a kill and finished runs are skipped.
 #
-#   bash tools/studies/gotu_study.sh [RESULTS]        # default runs/gotu_medium
+#   bash tools/studies/gotu_study.sh [RESULTS [FLAGS...]]   # default runs/gotu_medium
 #   python tools/export_results.py RESULTS docs/results
+# Any flags after RESULTS go to every grid of the study: the launcher's put it on a cluster
+# (docs/scaling.md, "A study on SLURM"), and the same command later collects it:
+#   bash tools/studies/gotu_study.sh RESULTS --launcher submitit --submitit.partition gpu --submitit.detach
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RESULTS=${1:-runs/gotu_medium}
+shift || true
+LAUNCH=("$@")  # the launcher flags, given to every grid
 PY=${PYTHON:-python}
 BACKEND=${BACKEND:-}  # else the engine measured fastest on this machine (pvr_keras.engines)
 gotu() {
   local task=$1; shift
   echo "=== $(date -u +%FT%TZ) $task $*"
   "$PY" recipes/gotu.py --preset medium ${BACKEND:+--backend "$BACKEND"} --task "$task" \
-    --out "$RESULTS/$task" "$@"
+    --out "$RESULTS/$task" "$@" ${LAUNCH[@]+"${LAUNCH[@]}"}
 }
 for seeds in "1" "1 2 3"; do
   # shellcheck disable=SC2086  # the seeds are words

@@ -2,7 +2,7 @@
 # The medium studies of docs/results/ (the paper's findings at a scale a 2-core CPU can answer),
 # one after another, resumable: run it again after a kill and it goes on where it stopped.
 #
-#   bash tools/studies/medium_studies.sh [RESULTS] [token|figure7|boolean|all]   # default runs/medium all
+#   bash tools/studies/medium_studies.sh [RESULTS [PART [FLAGS...]]]   # default runs/medium all
 #
 # RESULTS/token    token_sweep holdout + size_window medium, fast_slow medium and medium_main
 #                  (one results directory, so runs the studies share are trained once)
@@ -16,12 +16,17 @@
 # are skipped, not retrained).
 # Then `python tools/export_results.py RESULTS docs/results` writes the small records.
 # Measured on a 2-core CPU: see docs/results/README.md (about 14 hours in all).
+# PART: token, figure7, boolean or all. FLAGS go to every grid of the token and boolean parts:
+# the launcher's put them on a cluster (docs/scaling.md, "A study on SLURM"); figure7 trains
+# one configuration a call (its holdout and IID runs), here.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RESULTS=${1:-runs/medium}
 PART=${2:-all}
+shift 2 || shift $# || true
+LAUNCH=("$@")  # the launcher flags, given to every grid
 case "$PART" in token | figure7 | boolean | all) ;; *)
-  echo "usage: $0 [RESULTS] [token|figure7|boolean|all]" >&2
+  echo "usage: $0 [RESULTS [token|figure7|boolean|all [FLAGS...]]]" >&2
   exit 2
   ;;
 esac
@@ -33,12 +38,12 @@ ok3() { "$@" || [ $? = 3 ]; }  # exit 3: a run that finished but failed by the p
 
 if [ "$PART" = token ] || [ "$PART" = all ]; then
   sweep() { step "$PY" recipes/token_sweep.py --preset medium --backend "$TOKEN_BACKEND" \
-    --out "$RESULTS/token" "$@"; }
+    --out "$RESULTS/token" "$@" ${LAUNCH[@]+"${LAUNCH[@]}"}; }
   sweep --sweep holdout --seeds 0
   sweep --sweep size_window
   for preset in medium medium_main; do
     step "$PY" recipes/fast_slow.py --preset "$preset" --backend "$TOKEN_BACKEND" \
-      --out "$RESULTS/token"
+      --out "$RESULTS/token" ${LAUNCH[@]+"${LAUNCH[@]}"}
   done
   sweep --sweep holdout
 fi
@@ -50,7 +55,7 @@ if [ "$PART" = figure7 ] || [ "$PART" = all ]; then
 fi
 if [ "$PART" = boolean ] || [ "$PART" = all ]; then
   boolean() { step "$PY" recipes/boolean_holdout.py --backend "$TOKEN_BACKEND" \
-    --out "$RESULTS/boolean" "$@"; }
+    --out "$RESULTS/boolean" "$@" ${LAUNCH[@]+"${LAUNCH[@]}"}; }
   boolean --name quick_f3
   boolean --aggregation parity --window-mode cyclic --name quick_parity
   boolean --preset medium --name f3_mlp

@@ -1,0 +1,167 @@
+"""Grids launched as jobs on one machine (submitit's local and debug executors, a local Ray):
+the same run ids, records and results lines as the local grid; a launcher killed mid-grid and
+run again finishes every run once, the killed ones resumed; a detached grid collected by the
+same command; a failed job reported by run id while the others go on."""
+
+import json
+import os
+import pathlib
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests import scripts
+
+pytestmark = pytest.mark.slow
+
+RECIPE = str(scripts.REPO / "recipes" / "token_pvr.py")
+TINY = ["--num-examples", "300", "--test-examples", "200", "--train-eval-examples", "200",
+        "--epochs", "2", "--min-steps", "0", "--batch-size", "100",
+        "--warmup-epochs", "0"]  # fmt: skip
+SEEDS = ["--seed", "0", "1", "2", "3"]
+
+
+def _launch(cwd, *argv, timeout=600, **kwargs):
+    """The recipe in a process of its own, run from ``cwd`` (a relative --out is there)."""
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    return subprocess.run([sys.executable, RECIPE, *argv], cwd=cwd, env=env, timeout=timeout,
+                          capture_output=True, text=True, **kwargs)  # fmt: skip
+
+
+def _lines(out):
+    lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert len({line["id"] for line in lines}) == len(lines), "a run recorded twice"
+    return {line["id"]: line for line in lines}
+
+
+def _record(out, run_id):
+    return json.loads((out / "runs" / run_id / "record.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def local_grid(tmp_path_factory):
+    """The 4-run grid trained here, one run after another (the reference)."""
+    out = tmp_path_factory.mktemp("local") / "grid"
+    recipe = scripts.load("recipes/token_pvr.py")
+    summary = recipe.main([*TINY, *SEEDS, "--out", str(out)])
+    return out, summary
+
+
+@pytest.mark.parametrize(
+    "launcher",
+    [["--launcher", "submitit", "--submitit.cluster", "local", "--submitit.array-parallelism", "2"],
+     ["--launcher", "submitit", "--submitit.cluster", "debug"],
+     ["--launcher", "ray", "--ray.cpus-per-run", "1"]],
+    ids=["submitit-local", "submitit-debug", "ray"],
+)  # fmt: skip
+def test_a_launched_grid_is_the_local_grid(launcher, local_grid, tmp_path):
+    reference, summary = local_grid
+    # The debug executor runs its jobs one after another in the launcher: two of the runs.
+    seeds = SEEDS[:3] if launcher[-1] == "debug" else SEEDS
+    done = _launch(tmp_path, *TINY, *seeds, *launcher, "--out", "grid")  # relative: made here
+    assert done.returncode == (3 if summary["failed"] else 0), done.stderr[-2000:]
+    out = tmp_path / "grid"
+    mine, theirs = _lines(out), _lines(reference)
+    assert set(mine) <= set(theirs) and len(mine) == len(seeds) - 1
+    for run_id, line in mine.items():
+        for key in ("train_loss", "test_loss", "test_accuracy", "train_accuracy"):
+            assert line[key] == pytest.approx(theirs[run_id][key], rel=1e-5, abs=1e-6), key
+        assert line["run_dir"] == theirs[run_id]["run_dir"]
+        [start] = _record(out, run_id)["starts"]
+        assert start["launcher"] == launcher[1] and start["host"] and start["epoch"] == 0
+        if launcher[-1] != "debug":  # the debug executor's jobs have no id of their own
+            assert start["job"]
+        # Everything a local run writes, in the same place.
+        files = sorted(p.name for p in (out / "runs" / run_id).iterdir())
+        assert files == sorted(p.name for p in (reference / "runs" / run_id).iterdir())
+        assert "model.keras" in files
+    assert f"{len(mine)}/{len(mine)} runs done" in done.stdout
+    assert not list((out / "claims").glob("*.claim"))
+
+
+def _epochs_done(out):
+    found = []
+    for path in (out / "runs").glob("*/record.json") if (out / "runs").is_dir() else ():
+        try:
+            found.append(json.loads(path.read_text()).get("epochs_completed", 0))
+        except ValueError:  # being replaced
+            pass
+    return found
+
+
+def test_a_killed_launcher_and_its_jobs_resume_and_train_nothing_twice(tmp_path):
+    """The launcher and its jobs killed with SIGKILL (one process group) while a run is
+    past its first epoch; the same command again finishes every run once, the killed one
+    resumed from its checkpoint (its ``starts``)."""
+    flags = [*TINY, "--num-examples", "6000", "--epochs", "4", "--seed", "0", "1",
+             "--launcher", "submitit", "--submitit.cluster", "local",
+             "--submitit.array-parallelism", "2", "--out", "grid"]  # fmt: skip
+    out = tmp_path / "grid"
+    process = subprocess.Popen([sys.executable, RECIPE, *flags], cwd=tmp_path,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)  # fmt: skip
+    deadline = time.time() + 300
+    while time.time() < deadline and not any(0 < e < 4 for e in _epochs_done(out)):
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    assert any(0 < e < 4 for e in _epochs_done(out)), "no run was killed mid-way"
+    time.sleep(1)
+    done = _launch(tmp_path, *flags)
+    assert done.returncode in (0, 3), done.stderr[-2000:]
+    lines = _lines(out)
+    assert len(lines) == 2
+    starts = {run_id: _record(out, run_id)["starts"] for run_id in lines}
+    resumed = [s for s in starts.values() if len(s) > 1 and s[-1]["epoch"] > 0]
+    assert resumed, starts
+    for found in starts.values():  # each start of a job that is no more goes on from the last
+        epochs = [s["epoch"] for s in found]
+        assert epochs == sorted(epochs) and len({s["job"] for s in found}) == len(found)
+        assert _record(out, next(iter(lines)))["epochs_completed"] == 4
+    assert not list((out / "claims").glob("*.claim"))
+
+
+def test_a_detached_grid_is_collected_and_a_failed_job_is_reported_by_run_id(tmp_path):
+    """--submitit.detach returns once submitted; the same command again waits for the jobs
+    still running (submitting nothing twice) and collects them. A job whose run fails (a link
+    planted where its checkpoint goes) is reported by run id; the other run is recorded."""
+    flags = [*TINY, "--num-examples", "6000", "--epochs", "4", "--seed", "0", "1",  # ~20 s a run
+             "--launcher", "submitit", "--submitit.cluster",
+             "local", "--submitit.array-parallelism", "2", "--out", "grid"]  # fmt: skip
+    recipe = scripts.load("recipes/token_pvr.py")
+    runs = recipe.COMMAND.parse_all([*flags[:-2], "--out", str(tmp_path / "grid")]).runs()
+    broken = tmp_path / "grid" / "runs" / runs[0].run_id
+    broken.mkdir(parents=True)
+    (broken / "checkpoint").symlink_to(tmp_path)
+    first = _launch(tmp_path, *flags, "--submitit.detach")
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert "run the same command again to collect" in first.stdout
+    second = _launch(tmp_path, *flags)
+    assert second.returncode == 1
+    # The run still training is waited for, not submitted again (the failing one may have
+    # ended already: then it is submitted again, and fails again).
+    assert "runs are in jobs still queued or running" in second.stdout, second.stdout
+    err = second.stderr.strip().splitlines()[-1]
+    assert err.startswith("token_pvr.py: error: [grid] 1 runs not recorded, their jobs failed: "
+                          f"{runs[0].run_id}") and "symbolic link" in err  # fmt: skip
+    lines = _lines(tmp_path / "grid")
+    assert list(lines) == [runs[1].run_id]
+    assert len(_record(tmp_path / "grid", runs[1].run_id)["starts"]) == 1
+    jobs = json.loads((tmp_path / "grid" / "launch" / "grid.json").read_text())["jobs"]
+    assert [r for job in jobs for r in job["runs"]].count(runs[1].run_id) == 1
+
+
+def test_studies_pass_the_launcher_flags_to_every_grid(tmp_path):
+    """tools/studies/figure11_reduced.sh RESULTS --launcher ... gives each of its sweeps the
+    flags (a dry run: nothing trains)."""
+    done = subprocess.run(
+        ["bash", "tools/studies/figure11_reduced.sh", str(tmp_path / "r"), "--launcher",
+         "submitit", "--submitit.cluster", "local", "--dry-run"],
+        cwd=scripts.REPO, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHON": sys.executable},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.count("training steps") == 7 and not pathlib.Path(tmp_path / "r").exists()
