@@ -30,7 +30,7 @@ from pvr_keras.errors import (
     RunBusy,
     UnsafePath,
 )
-from pvr_keras.launch import Detached, JobDone, JobsFailed
+from pvr_keras.launch import Detached, DryRun, JobDone, JobsFailed
 from pvr_keras.launch import flags as launch_flags
 from pvr_keras.launch.flags import Launch
 from pvr_keras.runconfig import Run, section_fields
@@ -320,7 +320,10 @@ class Command:
                 return _one_run_only(run, launch)
             else:
                 parsed = dataclasses.replace(parsed, own=dataclasses.replace(own, out=str(out)))
-                summary = run_sweep(parsed, parsed.runs(), name="grid", figure=None)
+                try:
+                    summary = run_sweep(parsed, parsed.runs(), name="grid", figure=None)
+                except DryRun as done:
+                    return {**done.summary, "failed": False}
                 if not launch.dry_run:
                     print(f"[grid] {summary['total']} runs, {len(summary['failed_runs'])} "
                           f"failed; results: {out}/results.jsonl")  # fmt: skip
@@ -409,6 +412,8 @@ def main(fn):
     except (Detached, JobDone) as done:  # a detached grid's jobs submitted; a job's runs done
         print(done, flush=True)
         sys.exit(0)
+    except DryRun:  # --dry-run printed the grid's cost
+        sys.exit(0)
     sys.exit(exit_status(result))
 
 
@@ -488,7 +493,10 @@ def run_sweep(
         found = cost.estimate(runs, _recorded(own.out))
         for line in cost.describe(found, parallel=launch.array_parallelism):
             print(f"[{name}] {line}")
-        return {"total": len(runs), "runs": runs, "cost": found}
+        summary = {"total": len(runs), "runs": runs, "cost": found}
+        if hasattr(own, "dry_run"):  # the recipe's own --dry-run: it returns the summary
+            return summary
+        raise DryRun(summary)  # the recipe's analyses after the grid have nothing to read
     check_out_folder(own.out, sweep=True)
     check_task(lambda: sweeps_manifest_compatible(own.out))
     if launch.remote:

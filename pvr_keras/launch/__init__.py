@@ -16,10 +16,11 @@ and returns; the same command again collects. ``--dry-run`` prints what the grid
 the executors are in ``executors``.
 """
 
-from pvr_keras.launch.driver import Detached, JobDone, JobsFailed, launch_grid, read_jobs
+from pvr_keras.launch.driver import Detached, DryRun, JobDone, JobsFailed, launch_grid, read_jobs
 from pvr_keras.launch.flags import LAUNCHERS, Launch, add_flags, check, from_args, of
 from pvr_keras.launch.jobs import Job, JobFailed, job_of
 
-__all__ = ["LAUNCHERS", "Detached", "Job", "JobDone", "JobFailed", "JobsFailed", "Launch",
-           "add_flags",
-           "check", "from_args", "job_of", "launch_grid", "of", "read_jobs"]  # fmt: skip
+__all__ = [
+    "LAUNCHERS", "Detached", "DryRun", "Job", "JobDone", "JobFailed", "JobsFailed", "Launch",
+    "add_flags", "check", "from_args", "job_of", "launch_grid", "of", "read_jobs",
+]  # fmt: skip

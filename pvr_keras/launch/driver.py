@@ -25,6 +25,14 @@ class Detached(Exception):
     """A detached grid's jobs are submitted; the same command again collects them."""
 
 
+class DryRun(Exception):
+    """``--dry-run`` printed a grid's cost (``summary``: runs and ``cost``); nothing ran."""
+
+    def __init__(self, summary):
+        super().__init__(f"{summary['total']} runs: a dry run")
+        self.summary = summary
+
+
 class JobDone(Exception):
     """A launched job trained its runs: its recipe stops there (the submitting command draws
     the figures and analyses the grid)."""

@@ -165,3 +165,55 @@ def test_studies_pass_the_launcher_flags_to_every_grid(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("training steps") == 7 and not pathlib.Path(tmp_path / "r").exists()
+
+
+def _task_of(controller):
+    """The submitit task process the local executor's controller ``controller`` runs."""
+    for status in pathlib.Path("/proc").glob("[0-9]*/status"):
+        try:
+            ppid = int(next(line for line in status.read_text().splitlines()
+                            if line.startswith("PPid:")).split()[1])  # fmt: skip
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except (OSError, StopIteration, ValueError):
+            continue
+        if ppid == controller and b"submitit.core._submit" in cmdline:
+            return int(status.parent.name)
+    return None
+
+
+def _epochs_of(out, run_id):
+    try:
+        return _record(out, run_id).get("epochs_completed", 0)
+    except (FileNotFoundError, ValueError):
+        return 0
+
+
+def test_a_preempted_job_requeues_itself_and_its_run_resumes(tmp_path):
+    """The signal submitit's jobs get before a time limit or a preemption (USR2) makes the job
+    checkpoint itself and requeue (the local executor runs it again); its run resumes from its
+    last epoch, in the same job, and the grid finishes."""
+    flags = [*TINY, "--num-examples", "6000", "--epochs", "4", "--seed", "0", "1",
+             "--launcher", "submitit", "--submitit.cluster", "local",
+             "--submitit.array-parallelism", "2", "--out", "grid"]  # fmt: skip
+    out = tmp_path / "grid"
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    process = subprocess.Popen([sys.executable, RECIPE, *flags], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)  # fmt: skip
+    deadline = time.time() + 300
+    while time.time() < deadline and not any(0 < e < 4 for e in _epochs_done(out)):
+        time.sleep(0.2)
+    jobs = json.loads((out / "launch" / "grid.json").read_text())["jobs"]
+    running = [(job["runs"][0], int(job["job"])) for job in jobs
+               if 0 < _epochs_of(out, job["runs"][0]) < 4]  # fmt: skip
+    run_id, controller = running[0]
+    task = _task_of(controller)
+    assert task is not None
+    os.kill(task, signal.SIGUSR2)
+    stdout, stderr = process.communicate(timeout=600)
+    assert process.returncode in (0, 3), stderr[-2000:]
+    assert len(_lines(out)) == 2
+    starts = _record(out, run_id)["starts"]
+    assert len(starts) == 2 and starts[1]["epoch"] > 0, starts
+    assert starts[0]["job"] == starts[1]["job"] == str(controller)  # requeued, not resubmitted
+    assert "failed" not in stdout
