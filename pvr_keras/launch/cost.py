@@ -57,21 +57,32 @@ def estimate(runs, recorded=(), cache_path=None):
             if rate is None or entry["gpu_s"] is None
             else (entry["gpu_s"] + count * run.batch_size / rate)
         )
-    total = {
-        key: (
-            None
-            if any(e[key] is None for e in by_model.values())
-            else sum(e[key] for e in by_model.values())
-        )
-        for key in ("cpu_s", "gpu_s")
-    }
+    totals = {}
+    for key in ("cpu_s", "gpu_s"):
+        missing = [family for family, e in by_model.items() if e[key] is None]
+        known = sum(e[key] for e in by_model.values() if e[key] is not None)
+        totals[key] = None if missing else known
+        totals[key.replace("_s", "_known_s")] = known  # the models that have a figure
+        totals[key.replace("_s", "_missing")] = missing
     return {
         "runs": len(runs),
         "to_train": len(todo),
         "steps": sum(e["steps"] for e in by_model.values()),
         "by_model": dict(by_model),
-        **total,
+        **totals,
     }
+
+
+def total(found, where):
+    """``found``'s time on ``where`` (``cpu`` or ``gpu``) as text: the whole, or at least the
+    models that have a figure and which have none."""
+    if found[f"{where}_s"] is not None:
+        return duration(found[f"{where}_s"])
+    missing = found[f"{where}_missing"]
+    if len(missing) == len(found["by_model"]):
+        return "not measured"
+    names = ", ".join(family.split(" batch")[0] for family in missing)
+    return f"over {duration(found[f'{where}_known_s'])} ({names} not measured)"
 
 
 def duration(seconds):
@@ -102,7 +113,7 @@ def describe(found, *, parallel=None):
     cpu = calibration.cpu_name()
     lines.append(
         f"one run after another: this machine ({cpu}, {calibration.cores()} cores) "
-        f"{duration(found['cpu_s'])}, {GPU} {duration(found['gpu_s'])}"
+        f"{total(found, 'cpu')}, {GPU} {total(found, 'gpu')}"
     )
     if parallel and parallel > 1 and found["gpu_s"] is not None:
         lines.append(f"{parallel} GPU jobs at once: about {duration(found['gpu_s'] / parallel)}")

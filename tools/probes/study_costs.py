@@ -5,20 +5,20 @@ never trained here reads "not measured") and on one H200 where a figure is recor
 figures as ``--dry-run`` on each recipe; nothing trains. Prints a Markdown table
 (docs/scaling.md, "What a study costs").
 
-    python tools/probes/study_costs.py
+    python tools/probes/study_costs.py             # from the engines measured so far
+    python tools/probes/study_costs.py --measure   # measures each model not measured yet
 """
 
 import contextlib
 import io
 import pathlib
-import sys
+import runpy
 import tempfile
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+from pvr_keras import calibration
+from pvr_keras.launch import DryRun, cost
 
-from pvr_keras import calibration  # noqa: E402
-from pvr_keras.launch import DryRun, cost  # noqa: E402
+REPO = pathlib.Path(__file__).resolve().parents[2]
 
 # (study, the paper's figures, recipe, flags)
 STUDIES = (
@@ -33,19 +33,29 @@ STUDIES = (
 )
 
 
-def study_cost(recipe, flags):
-    """``cost.estimate`` of a recipe's paper grid (its ``--dry-run``), its output hidden."""
-    sys.path.insert(0, str(REPO / "recipes"))
-    try:
-        module = __import__(recipe)
-    finally:
-        sys.path.remove(str(REPO / "recipes"))
+def study_cost(recipe, flags, measure=False):
+    """``cost.estimate`` of a recipe's paper grid (its ``--dry-run``), its output hidden;
+    ``measure``: first the engines of each of its models not measured on this machine yet
+    (``engines.choose``, cached where the machine was quiet)."""
+    main = runpy.run_path(str(REPO / "recipes" / f"{recipe}.py"), run_name=f"recipes_{recipe}")[
+        "main"
+    ]
     with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()):
         argv = [*_preset(flags), "--dry-run", "--out", f"{out}/r"]
         try:
-            found = module.main(argv)
+            found = main(argv)
         except DryRun as done:
             found = done.summary
+    if measure:
+        from pvr_keras import engines
+
+        firsts = {}
+        for run in found["runs"]:
+            firsts.setdefault(calibration.family(run.model, run.width, run.batch_size,
+                                                 kwargs=run.model_kwargs), run)  # fmt: skip
+        for run in firsts.values():
+            engines.choose(run=run, calibrate=True, environ={})
+        found = {**found, "cost": cost.estimate(found["runs"])}
     return found["cost"]
 
 
@@ -53,17 +63,28 @@ def _preset(flags):
     return flags if "--preset" in flags else ["--preset", "paper", *flags]
 
 
-def main():
+def main(argv=None):
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--measure", action="store_true",
+        help="measure the engines of each model not measured here yet (the paper-width "
+        "Transformer and MLP-Mixer at batch 1024 take minutes each and ~20 GB on a CPU)",
+    )  # fmt: skip
+    args = parser.parse_args(argv)
     cpu = f"{calibration.cpu_name()}, {calibration.cores()} cores"
     print(f"| study | runs | training steps | this CPU ({cpu}) | one H200 |")
     print("| --- | --- | --- | --- | --- |")
     for study, figures, recipe, flags in STUDIES:
-        found = study_cost(recipe, flags)
+        found = study_cost(recipe, flags, args.measure)
         models = ", ".join(f"{e['runs']} {family.split(' batch')[0]}"
                            for family, e in found["by_model"].items())  # fmt: skip
         print(f"| {study} ({figures}; `{recipe}.py {' '.join(_preset(flags))}`) "
               f"| {found['runs']:,} ({models}) | {found['steps']:,} "
-              f"| {cost.duration(found['cpu_s'])} | {cost.duration(found['gpu_s'])} |")  # fmt: skip
+              f"| {cost.total(found, 'cpu')} | {cost.total(found, 'gpu')} |")  # fmt: skip
 
 
 if __name__ == "__main__":
