@@ -194,3 +194,11 @@ def test_the_launcher_flags_show_in_every_grid_recipes_help():
         for name in ("--launcher", "--submitit.cluster", "--submitit.detach", "--ray.address",
                      "--dry-run"):  # fmt: skip
             assert name in shown, (recipe, name)
+
+
+def test_a_job_requeued_by_submitit_is_the_same_job():
+    """At a time limit submitit requeues a job only if it is checkpointable: its checkpoint
+    is the same job (its runs resume from their folders)."""
+    job = jobs.job_of("recipes/token_pvr.py", ["--seed", "0"], ["a-run"], "submitit")
+    again = job.checkpoint()
+    assert again.function is job and again.args == () and again.kwargs == {}

@@ -200,14 +200,16 @@ def test_a_preempted_job_requeues_itself_and_its_run_resumes(tmp_path):
     process = subprocess.Popen([sys.executable, RECIPE, *flags], cwd=tmp_path, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)  # fmt: skip
-    deadline = time.time() + 300
-    while time.time() < deadline and not any(0 < e < 4 for e in _epochs_done(out)):
+    deadline, task = time.time() + 300, None
+    while time.time() < deadline and task is None:  # a run past its first epoch, not its last
         time.sleep(0.2)
-    jobs = json.loads((out / "launch" / "grid.json").read_text())["jobs"]
-    running = [(job["runs"][0], int(job["job"])) for job in jobs
-               if 0 < _epochs_of(out, job["runs"][0]) < 4]  # fmt: skip
-    run_id, controller = running[0]
-    task = _task_of(controller)
+        path = out / "launch" / "grid.json"
+        jobs = json.loads(path.read_text())["jobs"] if path.exists() else []
+        running = [(job["runs"][0], int(job["job"])) for job in jobs
+                   if 0 < _epochs_of(out, job["runs"][0]) < 3]  # fmt: skip
+        if running:
+            run_id, controller = running[0]
+            task = _task_of(controller)
     assert task is not None
     os.kill(task, signal.SIGUSR2)
     stdout, stderr = process.communicate(timeout=600)
@@ -216,4 +218,4 @@ def test_a_preempted_job_requeues_itself_and_its_run_resumes(tmp_path):
     starts = _record(out, run_id)["starts"]
     assert len(starts) == 2 and starts[1]["epoch"] > 0, starts
     assert starts[0]["job"] == starts[1]["job"] == str(controller)  # requeued, not resubmitted
-    assert "failed" not in stdout
+    assert " failed: " not in stdout  # no job failed
