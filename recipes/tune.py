@@ -167,7 +167,7 @@ def command(kind="token"):
     """The search's command line for a task kind (its runs' fields as flags)."""
     return cli.Command(
         kind=kind, presets=presets(kind), body=None, own=Own, description=__doc__,
-        exclude=NOT_FLAGS,
+        exclude=NOT_FLAGS, launches=False,  # its trials run through keras-tuner's own workers
     )  # fmt: skip
 
 

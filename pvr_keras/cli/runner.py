@@ -211,6 +211,8 @@ class Command:
             ``holdout``, ``iid``); any other run found there is refused, and so is a grid.
         script: the recipe's file, which a launched grid's jobs run (default: the file of
             the module that made the ``Command``).
+        launches: the launcher's flags (``--launcher``, ``--dry-run``; ``pvr_keras.launch``)
+            are flags of this recipe: any recipe that trains runs (a search does not).
     """
 
     kind: str
@@ -226,6 +228,7 @@ class Command:
     subruns: tuple = ()
     check_model: bool = True
     script: str = ""
+    launches: bool = True
 
     def __post_init__(self):
         if not self.script:  # the recipe that made this command: the first caller outside
@@ -260,11 +263,13 @@ class Command:
         defaults = {**Run.make(self.kind).flat(), **defaults_of(self.own)}
         argv = sys.argv[1:] if argv is None else list(argv)
         own_dry_run = "dry_run" in {f.name for f in dataclasses.fields(self.own)}
-        launch, rest = launch_flags.of(argv, dry_run=not own_dry_run)
+        launch, rest = launch_flags.of(argv, dry_run=not own_dry_run) if self.launches else (
+            Launch(), argv)  # fmt: skip
         preset, values, given = parse_flags(
             fields, self.presets, rest, self.description, defaults, more=self._model_fields,
-            extra=lambda parser: launch_flags.add_flags(parser, dry_run=not own_dry_run,
-                                                        help_only=True),
+            extra=(lambda parser: launch_flags.add_flags(parser, dry_run=not own_dry_run,
+                                                         help_only=True))
+            if self.launches else None,
         )  # fmt: skip
         values, model_args = split_model_values(values)
         for arg, value in model_args.items():  # a builder's list of integers: sizes
@@ -317,7 +322,7 @@ class Command:
         launch = _check_launch(parsed, out)
         if launch.dry_run or launch.remote:  # the grid's cost, or its jobs: nothing runs here
             if not parsed.axes:
-                return _one_run_only(run, launch)
+                return _one_run_only(run, launch, len(self.subruns) or 1)
             else:
                 parsed = dataclasses.replace(parsed, own=dataclasses.replace(own, out=str(out)))
                 try:
@@ -593,8 +598,9 @@ def _check_launch(parsed, out):
     return launch
 
 
-def _one_run_only(run, launch):
-    """A command of one run: its cost (``--dry-run``); a launcher is refused."""
+def _one_run_only(run, launch, count=1):
+    """A command of one configuration (``count`` runs of its size, ``Command.subruns``): its
+    cost (``--dry-run``); a launcher is refused."""
     if launch.remote:
         raise ConfigError(
             f"--launcher {launch.launcher} trains a grid (a run flag given several values, "
@@ -603,7 +609,7 @@ def _one_run_only(run, launch):
         )
     from pvr_keras.launch import cost
 
-    found = cost.estimate([run])
+    found = cost.estimate([run] * count)
     for line in cost.describe(found):
         print(line)
     return {"failed": False, "cost": found}
