@@ -95,6 +95,10 @@ def launch_grid(runs, mine, results, *, name, launch, script, argv, population, 
     try:
         return _launch(runs, mine, results, executor, name, launch, script, argv, population,
                        progress, log, populations)  # fmt: skip
+    except KeyboardInterrupt:
+        log(f"[{name}] stopped: {executor.after_stop()}; the same command again collects the "
+            f"finished runs and submits the missing ones (they resume)")  # fmt: skip
+        raise
     finally:
         executor.close()
 
@@ -169,21 +173,25 @@ def _watch(results, mine, handles, queued, waiting, executor, kept, path, cluste
         _report(results, by_id, seen, trained, progress)
         for handle in [h for h in live if h.done()]:
             live.remove(handle)
-            if handle.error() is not None:
-                _report(results, by_id, seen, trained, progress)
-                entry = next((e for e in kept if e["job"] == handle.job_id), {"runs": []})
-                lost = [r for r in entry["runs"] if r not in seen]
+            _report(results, by_id, seen, trained, progress)
+            entry = next((e for e in kept if e["job"] == handle.job_id), {"runs": []})
+            lost = [r for r in entry["runs"] if r not in seen]
+            error = handle.error()
+            if error is None and lost:  # ended well, yet without a line of its runs
+                error = "the job ended without recording its runs"
+            if error is not None:
                 failed.append({"runs": lost or entry["runs"], "job": handle.job_id,
-                               "error": handle.error(), "log": handle.log})  # fmt: skip
+                               "error": error, "log": handle.log})  # fmt: skip
                 for run_id in lost or entry["runs"]:
-                    log(f"[{name}] {run_id}: job {handle.job_id} failed: {handle.error()} "
+                    log(f"[{name}] {run_id}: job {handle.job_id} failed: {error} "
                         f"(log: {handle.log})")  # fmt: skip
         while queued and len(live) < (executor_limit(executor) or len(queued)):
             live += _submit(executor, [queued.pop(0)], kept, path, cluster)
+        alive = {job: executor.in_flight(job) for job in set(waiting.values())}
         for run_id, job in list(waiting.items()):
             if run_id in seen:
                 del waiting[run_id]
-            elif not executor.in_flight(job):  # it ended without recording the run
+            elif not alive[job]:  # it ended without recording the run
                 _report(results, by_id, seen, trained, progress)
                 if run_id not in seen:
                     del waiting[run_id]

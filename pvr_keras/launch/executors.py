@@ -96,6 +96,9 @@ class Submitit:
             found = self.executor.map_array(_call, jobs)
         return [SubmititHandle(job, self.cluster) for job in found]
 
+    def after_stop(self):
+        return "the submitted jobs go on" if self.cluster != "debug" else "no job runs now"
+
     def in_flight(self, job_id):
         """Whether a job submitted earlier is still queued or running."""
         if self.cluster == "debug":
@@ -204,6 +207,9 @@ class Ray:
 
     def submit(self, jobs):
         return [RayHandle(self.remote.remote(job), self.ray) for job in jobs]
+
+    def after_stop(self):
+        return "its Ray tasks end with it"
 
     def in_flight(self, job_id):
         return False  # a Ray task ends with its driver: the next command resubmits its runs
