@@ -9,6 +9,7 @@ import pathlib
 import sys
 import time
 
+from pvr_keras import files
 from pvr_keras.launch.flags import cluster_of, ray_address
 
 TIMEOUT_MIN = 24 * 60  # a job's time limit where none is given (submitit's local default is 2)
@@ -144,8 +145,8 @@ def _children_quiet():
 def _local_alive(job_id):
     """Whether the local executor's controller ``job_id`` (a process id) still runs."""
     try:
-        cmdline = pathlib.Path(f"/proc/{int(job_id)}/cmdline").read_bytes()
-    except (OSError, ValueError):
+        cmdline = files.read_plain(f"/proc/{int(job_id)}/cmdline", 1 << 16)
+    except (OSError, ValueError):  # no such process, or not an id (DamagedFile: ValueError)
         return False
     return b"submitit" in cmdline
 
