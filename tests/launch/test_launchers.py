@@ -22,6 +22,7 @@ TINY = ["--num-examples", "300", "--test-examples", "200", "--train-eval-example
         "--epochs", "2", "--min-steps", "0", "--batch-size", "100",
         "--warmup-epochs", "0"]  # fmt: skip
 SEEDS = ["--seed", "0", "1", "2", "3"]
+POPULATION = ["--population", "2"]  # a job per population of 2 (2 jobs, not 4: CI's time)
 
 
 def _launch(cwd, *argv, timeout=600, **kwargs):
@@ -43,10 +44,10 @@ def _record(out, run_id):
 
 @pytest.fixture(scope="module")
 def local_grid(tmp_path_factory):
-    """The 4-run grid trained here, one run after another (the reference)."""
+    """The 4-run grid trained here, in populations of 2 (the reference)."""
     out = tmp_path_factory.mktemp("local") / "grid"
     recipe = scripts.load("recipes/token_pvr.py")
-    summary = recipe.main([*TINY, *SEEDS, "--out", str(out)])
+    summary = recipe.main([*TINY, *SEEDS, *POPULATION, "--out", str(out)])
     return out, summary
 
 
@@ -59,26 +60,28 @@ def local_grid(tmp_path_factory):
 )  # fmt: skip
 def test_a_launched_grid_is_the_local_grid(launcher, local_grid, tmp_path):
     reference, summary = local_grid
-    # The debug executor runs its jobs one after another in the launcher: two of the runs.
-    seeds = SEEDS[:3] if launcher[-1] == "debug" else SEEDS
-    done = _launch(tmp_path, *TINY, *seeds, *launcher, "--out", "grid")  # relative: made here
+    flags = [*TINY, *SEEDS, *POPULATION, *launcher, "--out", "grid"]  # relative: made here
+    done = _launch(tmp_path, *flags)
     assert done.returncode == (3 if summary["failed"] else 0), done.stderr[-2000:]
     out = tmp_path / "grid"
     mine, theirs = _lines(out), _lines(reference)
-    assert set(mine) <= set(theirs) and len(mine) == len(seeds) - 1
+    assert sorted(mine) == sorted(theirs) and len(mine) == 4
+    jobs = json.loads((out / "launch" / "grid.json").read_text())["jobs"]
+    assert sorted(len(job["runs"]) for job in jobs) == [2, 2]  # one job a population
     for run_id, line in mine.items():
         for key in ("train_loss", "test_loss", "test_accuracy", "train_accuracy"):
             assert line[key] == pytest.approx(theirs[run_id][key], rel=1e-5, abs=1e-6), key
         assert line["run_dir"] == theirs[run_id]["run_dir"]
         [start] = _record(out, run_id)["starts"]
         assert start["launcher"] == launcher[1] and start["host"] and start["epoch"] == 0
+        assert start["population"] == 2  # trained as a population on the worker
         if launcher[-1] != "debug":  # the debug executor's jobs have no id of their own
             assert start["job"]
         # Everything a local run writes, in the same place.
         files = sorted(p.name for p in (out / "runs" / run_id).iterdir())
         assert files == sorted(p.name for p in (reference / "runs" / run_id).iterdir())
         assert "model.keras" in files
-    assert f"{len(mine)}/{len(mine)} runs done" in done.stdout
+    assert "4/4 runs done" in done.stdout
     assert not list((out / "claims").glob("*.claim"))
 
 
