@@ -85,14 +85,21 @@ def test_a_launched_grid_is_the_local_grid(launcher, local_grid, tmp_path):
     assert not list((out / "claims").glob("*.claim"))
 
 
+def _checkpointed(out, run_id):
+    """The epoch of a run's last checkpoint (0: none yet). A record says an epoch ended
+    before that epoch's checkpoint is written: a kill in between resumes from the one before."""
+    try:
+        return json.loads((out / "runs" / run_id / "checkpoint" / "state.json").read_text())[
+            "epoch"
+        ]
+    except (FileNotFoundError, NotADirectoryError, ValueError, KeyError):
+        return 0
+
+
 def _epochs_done(out):
-    found = []
-    for path in (out / "runs").glob("*/record.json") if (out / "runs").is_dir() else ():
-        try:
-            found.append(json.loads(path.read_text()).get("epochs_completed", 0))
-        except ValueError:  # being replaced
-            pass
-    return found
+    """The checkpointed epochs of the runs in ``out``."""
+    runs = (out / "runs").iterdir() if (out / "runs").is_dir() else ()
+    return [_checkpointed(out, path.name) for path in runs]
 
 
 def test_a_killed_launcher_and_its_jobs_resume_and_train_nothing_twice(tmp_path):
@@ -185,10 +192,7 @@ def _task_of(controller):
 
 
 def _epochs_of(out, run_id):
-    try:
-        return _record(out, run_id).get("epochs_completed", 0)
-    except (FileNotFoundError, ValueError):
-        return 0
+    return _checkpointed(out, run_id)
 
 
 def test_a_preempted_job_requeues_itself_and_its_run_resumes(tmp_path):
