@@ -33,3 +33,8 @@ class UntrustedCode(ConfigError):
     """A record read from disk names code (a builder or task kind reference) that reading it
     would import; nothing was imported. The user opts in with ``--trust-code`` /
     ``trust_code=True`` (exit status 2, one line)."""
+
+
+class RunMismatch(ConfigError):
+    """A run folder holds another run's files (its checkpoint, its record): nothing of it is
+    continued as this run (exit status 2, one line)."""

@@ -28,11 +28,43 @@ MAX_READ_BYTES = 256 << 20  # what ``read_plain`` reads at most unless told
 MAX_JSON_DEPTH = 64  # how deeply a JSON file the library reads may nest
 
 
+FULL = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # no room: the disk, a file size limit, a quota
+
+
 def _full(path, error):
     return DiskFull(
-        f"no space left on the device writing {path} ({error.strerror}); nothing was "
+        f"no space left writing {path} ({error.strerror or error}); nothing was "
         f"replaced: the last complete file is kept. Free some space and run again."
     )
+
+
+def is_full(error):
+    """Whether ``error`` says there is no room to write: a full disk, a quota, or a file size
+    limit (``ulimit -f``; pyarrow raises such an ``OSError`` without its ``errno``)."""
+    if not isinstance(error, OSError):
+        return False
+    if error.errno in FULL:
+        return True
+    text = str(error)
+    return any(os.strerror(code) in text for code in FULL)
+
+
+@contextlib.contextmanager
+def room(path):
+    """Turns a full disk, a quota or a file size limit met while writing ``path`` into a
+    one-line ``DiskFull`` naming it (whatever library was writing)."""
+    try:
+        yield
+    except OSError as error:
+        if is_full(error) and not isinstance(error, DiskFull):
+            raise _full(path, error) from None
+        raise
+
+
+def create(path):
+    """A new file at ``path`` opened for writing in binary (``O_EXCL``, no link followed): for
+    a writer that streams into a folder of its own (an export being built)."""
+    return os.fdopen(open_file(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb")
 
 
 def open_file(path, flags, mode=0o644):
@@ -46,7 +78,7 @@ def open_file(path, flags, mode=0o644):
                 f"{path} is a symbolic link; the library does not write through links "
                 f"(remove it and run again)"
             ) from None
-        if error.errno == errno.ENOSPC:
+        if is_full(error):
             raise _full(path, error) from None
         raise
 
@@ -67,7 +99,7 @@ def write_bytes(path, data):
     except BaseException as error:
         os.close(fd)
         os.unlink(tmp)
-        if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+        if is_full(error):
             raise _full(path, error) from None
         raise
     os.close(fd)
@@ -203,13 +235,51 @@ def clean_temporaries(folder, prefix=None):
     return removed
 
 
-def sha256(path):
-    """The SHA-256 of a file's bytes, hex."""
+def sha256(path, max_bytes=None):
+    """The SHA-256 of a plain file's bytes, hex (opened as ``read_plain`` opens one: no link,
+    no FIFO or device; with ``max_bytes``, a larger file is ``DamagedFile``)."""
+    return _copy_plain(path, None, max_bytes)
+
+
+def _copy_plain(path, target, max_bytes):
+    """Streams the plain file ``path`` into the open binary file ``target`` (None: nowhere)
+    and returns the SHA-256 of what was streamed."""
+    fd, info = _open_plain(path)
     digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(CHUNK), b""):
+    with os.fdopen(fd, "rb") as file:
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise DamagedFile(f"{path} is larger than {max_bytes} bytes ({info.st_size})")
+        done = 0
+        for block in iter(lambda: file.read(CHUNK), b""):
+            done += len(block)
+            if max_bytes is not None and done > max_bytes:
+                raise DamagedFile(f"{path} is larger than {max_bytes} bytes")
             digest.update(block)
+            if target is not None:
+                target.write(block)
     return digest.hexdigest()
+
+
+@contextlib.contextmanager
+def private_copy(path, max_bytes=None, sha256=None):
+    """A copy of the plain file ``path`` in a private temporary folder, for a reader that
+    opens files by name (Keras's ``load_weights``, ``load_model``): what it reads is what
+    was checked here (no link, no FIFO or device, at most ``max_bytes``; with ``sha256``,
+    those bytes exactly), never a file swapped in after the check. Yields the copy's path
+    (same name); the folder is removed afterwards.
+
+    Raises:
+        FileNotFoundError, UnsafePath, DamagedFile: as ``read_plain``; DamagedFile too when
+            the bytes do not have the SHA-256 ``sha256``.
+    """
+    path = pathlib.Path(path)
+    with tempfile.TemporaryDirectory(prefix="pvr-read-") as folder:
+        copy = pathlib.Path(folder) / path.name
+        with os.fdopen(open_file(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as out:
+            digest = _copy_plain(path, out, max_bytes)
+        if sha256 is not None and digest != sha256:
+            raise DamagedFile(f"{path} does not have the SHA-256 it should ({digest[:12]}...)")
+        yield copy
 
 
 def _link(path):

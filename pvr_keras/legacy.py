@@ -73,15 +73,25 @@ def migrate(config):
 
 
 def from_line(line):
-    """The ``Run`` of a sweep's results line (its identity fields; its results left out)."""
-    owner = section_fields(kinds.kind(line.get("kind", FIRST_KIND)))
-    return from_config({k: v for k, v in line.items() if k in owner})
+    """The ``Run`` of a sweep's results line (its identity fields; its results left out),
+    read as untrusted as ``from_config`` reads a config."""
+    with registry.reading("a results line"):
+        owner = section_fields(kinds.kind(line.get("kind", FIRST_KIND)))
+        return from_config({k: v for k, v in line.items() if k in owner})
 
 
 def config_identity(config):
     """What a recipe's ``config.json`` says about the run(s) it holds: the run identity, the
     grid (``grid.FIELD``: the values of each axis) and the recipe's own fields, without how
-    it ran (system fields, ``out``)."""
+    it ran (system fields, ``out``). Read as untrusted (``registry.reading``): a kind, builder
+    or aggregation it names is never imported unless the user named it too."""
+    if not isinstance(config, dict):
+        raise ValueError(f"a recipe's config is a JSON object; received {type(config).__name__}")
+    with registry.reading("a recipe's config.json"):
+        return _config_identity(config)
+
+
+def _config_identity(config):
     system = {f.name for f in dataclasses.fields(SECTIONS["system"])}
     own = {k: v for k, v in config.get("recipe", {}).items() if k != "out"}
     grid = {f"grid.{k}": v for k, v in config.get("grid", {}).items()}

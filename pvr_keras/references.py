@@ -34,6 +34,7 @@ _USER_PACKAGE = "pvr_keras_user"  # sys.modules names of user files loaded by pa
 _SOURCES = {}  # a builder file's reference path -> where it was found (a run's record says)
 _READING = []  # what is being read from disk, innermost last: no new code is imported then
 _TRUSTED = set()  # the files / modules the user named themselves (``trust``)
+_READ_REFS = set()  # references a record named (``reading``): never trusted by ``trust_named``
 _DIGESTS = {}  # a trusted file's absolute path -> the SHA-256 its bytes must have to run
 _LOADED = {}  # a loaded file's absolute path -> the SHA-256 of the bytes that ran
 MAX_SOURCE_BYTES = 16 << 20  # a builder / kind file larger than this is not read
@@ -216,6 +217,21 @@ def loaded_sha256(path):
 def is_reading():
     """Whether a record is being read (``reading``): what it names is not the user's."""
     return bool(_READING)
+
+
+def reading_what():
+    """What is being read (the innermost ``reading``), or None."""
+    return _READING[-1] if _READING else None
+
+
+def trust_named(ref):
+    """Trusts ``ref`` as named in this process (a task made in Python), unless a record read
+    here named it first (``reading``): a reference read from disk is not made the user's by
+    being checked again outside the gate."""
+    if _READING:
+        _READ_REFS.add(normalise_reference(ref))
+    elif normalise_reference(ref) not in _READ_REFS:
+        trust(ref)
 
 
 def _module_name(path):

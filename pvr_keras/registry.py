@@ -35,6 +35,7 @@ import dataclasses
 import functools
 import pathlib
 
+from pvr_keras import files
 from pvr_keras.checks import memory_bytes  # noqa: F401  (runconfig reads it here)
 from pvr_keras.references import (  # noqa: F401  (registry.X keeps working for each)
     check_reference,
@@ -48,6 +49,7 @@ from pvr_keras.references import (  # noqa: F401  (registry.X keeps working for 
     loaded_sha256,
     normalise_reference,
     reading,
+    reading_what,
     remember_source,
     resolve,
     source_file,
@@ -55,6 +57,7 @@ from pvr_keras.references import (  # noqa: F401  (registry.X keeps working for 
     trust,
     trust_file,
     trust_module,
+    trust_named,
 )
 
 MODEL_KINDS = ("token", "image", "sequence", "bits")
@@ -105,8 +108,7 @@ def register_model(name, *, kind, params=None, widths=None, width_arg=None, widt
     Raises:
         ValueError: an unknown kind, or ``name`` is a built-in model's.
     """
-    if kind not in MODEL_KINDS:
-        raise ValueError(f"kind must be one of {', '.join(MODEL_KINDS)}; received {kind!r}")
+    _check_declaration(name, kind, params, widths, width_arg, width_multiple)
 
     def decorate(builder):
         spec = ModelSpec(
@@ -149,10 +151,68 @@ def _decorator_calls(tree):
                 yield node.name, decorator
 
 
-def _spec_from_call(function, call, module, name=None):
-    args = [ast.literal_eval(a) for a in call.args]
-    kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
-    registered = args[0] if args else kwargs.pop("name")
+def _check_declaration(name, kind, params, widths, width_arg, width_multiple, where=""):
+    """What ``register_model`` declares, checked (``where``: the file it was read from)."""
+
+    def refuse(what):
+        raise ValueError(f"{where}register_model: {what}")
+
+    def size(value):
+        return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 40
+
+    if not isinstance(name, str) or not name or len(name) > 200:
+        refuse(f"the model's name must be a non-empty string; received {name!r:.80}")
+    if kind not in MODEL_KINDS:
+        refuse(f"kind must be one of {', '.join(MODEL_KINDS)}; received {kind!r:.80}")
+    if params is not None and not size(params):
+        refuse(f"params must be a positive integer (the paper's count); received {params!r:.80}")
+    if widths is not None and (
+        not isinstance(widths, dict)
+        or not all(isinstance(k, str) for k in widths)
+        or not all(
+            size(v) or isinstance(v, list | tuple) and v and all(map(size, v))
+            for v in widths.values()
+        )  # fmt: skip
+    ):
+        refuse(f"widths must map argument names to positive integers or tuples of them; "
+               f"received {widths!r:.80}")  # fmt: skip
+    if width_arg is not None and not (isinstance(width_arg, str) and width_arg.isidentifier()):
+        refuse(f"width_arg must be an argument's name; received {width_arg!r:.80}")
+    if not size(width_multiple):
+        refuse(f"width_multiple must be a positive integer; received {width_multiple!r:.80}")
+
+
+_DECLARED = ("name", "kind", "params", "widths", "width_arg", "width_multiple")
+
+
+def _spec_from_call(function, call, module, name=None, where=""):
+    """The ``ModelSpec`` a ``register_model(...)`` decorator in a source file declares, its
+    arguments read as literals and checked as ``register_model`` checks them (``ValueError``
+    naming ``where``, the file, for anything else)."""
+    try:
+        args = [ast.literal_eval(a) for a in call.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        raise ValueError(
+            f"{where}register_model takes literal arguments only (the library reads them "
+            f"without running the file)"
+        ) from None
+    if (
+        len(args) > 1
+        or None in kwargs
+        or set(kwargs) - set(_DECLARED)
+        or (args and "name" in kwargs)
+    ):
+        raise ValueError(
+            f"{where}register_model takes a name and the keywords "
+            f"{', '.join(_DECLARED[1:])}; received {len(args)} positional and "
+            f"{sorted(k for k in kwargs if k)}"
+        )
+    registered = args[0] if args else kwargs.pop("name", None)
+    _check_declaration(
+        registered, kwargs.get("kind"), kwargs.get("params"), kwargs.get("widths"),
+        kwargs.get("width_arg"), kwargs.get("width_multiple", 1), where,
+    )  # fmt: skip
     return ModelSpec(
         name=name or registered,
         builder=f"{module}:{function}",
@@ -170,7 +230,7 @@ def builtin_models():
     ``pvr_keras/models/*.py`` (no import of Keras or of the model files)."""
     found = {}
     for path in sorted(MODELS_DIR.glob("*.py")):
-        tree = ast.parse(path.read_text(), str(path))
+        tree = ast.parse(files.read_plain(path), str(path))
         for function, call in _decorator_calls(tree):
             spec = _spec_from_call(function, call, f"pvr_keras.models.{path.stem}")
             found[spec.name] = spec
@@ -209,7 +269,7 @@ def model_spec(name):
     attr = split_reference(ref)[1]
     for function, call in _decorator_calls(tree):
         if function == attr:
-            return _spec_from_call(function, call, module, name=ref)
+            return _spec_from_call(function, call, module, name=ref, where=f"{module}: ")
     return ModelSpec(name=ref, builder=ref)
 
 

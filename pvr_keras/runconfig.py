@@ -29,6 +29,7 @@ layout and of the layouts written before one run config. Nothing here imports Ke
 framework, so a whole grid of runs is checked before any work starts.
 """
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -178,6 +179,10 @@ class Run:
     system: System = System()
 
     def __post_init__(self):
+        # A run made while a record is read (``registry.reading``) stays read: each run
+        # replaced from it is rebuilt inside the same gate, so a reference its record named
+        # is never imported, nor trusted, by changing a field (another window, say).
+        object.__setattr__(self, "_read_from", registry.reading_what())
         spec = kinds.kind(self.kind)
         if not isinstance(self.task, spec.task):
             raise ValueError(
@@ -278,11 +283,14 @@ class Run:
         for name, value in fields.items():
             if owner[name] != "kind":
                 by_section.setdefault(owner[name], {})[name] = value
-        changed = {
-            section: dataclasses.replace(getattr(self, section), **values)
-            for section, values in by_section.items()
-        }
-        return dataclasses.replace(self, **changed)
+        read_from = self.__dict__.get("_read_from")
+        gate = registry.reading(read_from) if read_from else contextlib.nullcontext()
+        with gate:
+            changed = {
+                section: dataclasses.replace(getattr(self, section), **values)
+                for section, values in by_section.items()
+            }
+            return dataclasses.replace(self, **changed)
 
     def __getattr__(self, name):
         # Flat access (run.window, run.epochs); only called for names that are not sections.

@@ -22,7 +22,7 @@ import tempfile
 import keras
 import numpy as np
 
-from pvr_keras import registry
+from pvr_keras import files, registry
 
 __all__ = ["count_trainable", "run_model_test"]
 
@@ -117,7 +117,8 @@ def _reloads(model, inputs, logits, names, tmp_path, check):
         path = pathlib.Path(tmp_path or scratch) / f"{model.name}.keras"
         model.save(path)
         try:
-            restored = keras.saving.load_model(path, safe_mode=True)
+            with files.private_copy(path) as copy:
+                restored = keras.saving.load_model(copy, safe_mode=True)
         except Exception as err:  # what Keras raises depends on the layer
             check(
                 False,

@@ -65,15 +65,16 @@ class Own:
 def check_iid_run(run, folder):
     """Checks that ``folder`` is a finished block_iid run of ``run``'s IID config; returns
     its record."""
-    from pvr_keras import legacy
+    from pvr_keras import legacy, registry
     from pvr_keras.training import read_record
 
     folder = pathlib.Path(folder)
     record = read_record(folder)
     if record.get("status") != "complete":
         raise ValueError(f"iid_run {folder} is not complete (status {record.get('status')!r})")
-    theirs = legacy.migrate(record.get("config", {}))
-    ours = run.replace(holdout=False).to_dict()
+    with registry.reading(folder):  # what its record names is not imported
+        theirs = legacy.migrate(record.get("config", {}))
+        ours = run.replace(holdout=False).to_dict()
     if theirs != ours:
         keys = sorted(set(theirs) | set(ours))
         diff = {k: (theirs.get(k), ours.get(k)) for k in keys if theirs.get(k) != ours.get(k)}

@@ -246,3 +246,59 @@ def test_finding_a_module_asks_only_finders_that_run_no_code():
                           timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]", done.stdout
+
+
+@pytest.mark.parametrize("name", ["config.json", "config_holdout.json"])
+def test_a_flat_config_in_a_recipes_folder_imports_no_kind(planted_package, tmp_path, name):
+    """A recipe's folder holding a config of the flat layout (written before runs had one
+    config) whose ``kind`` names a file or a package module: comparing it with the new run
+    imports neither (the package's ``__init__`` neither), and the recipe refuses it."""
+    from pvr_keras.cli import folders
+
+    marker, package = planted_package
+    (tmp_path / "path" / package / "kinds.py").write_text("KIND = None\n")
+    kind_file = _plant(tmp_path, marker, "evil_kind.py", "KIND = None\n")
+    for kind in (f"{kind_file}:KIND", f"{package}.kinds:KIND"):
+        out = tmp_path / kind.replace("/", "_").replace(":", "_")
+        out.mkdir()
+        (out / name).write_text(json.dumps({"kind": kind, "model": "mlp", "window": 2}))
+        with pytest.raises(UntrustedCode, match="names code to import"):
+            folders.check_config(out, Run.make("token"), name=name)
+        assert not marker.exists(), kind
+
+
+def test_a_flat_config_read_by_a_recipe_runs_nothing(planted, tmp_path):
+    """``train.py --out D`` with such a config in D: one line, exit 2, no code run."""
+    marker, _ = planted
+    kind_file = _plant(tmp_path, marker, "evil_kind.py", "KIND = None\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "config.json").write_text(json.dumps({"kind": f"{kind_file}:KIND", "model": "mlp"}))
+    done = subprocess.run(
+        [sys.executable, str(REPO / "recipes" / "train.py"), "--out", str(out), "--epochs", "1"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr and "names code to import" in done.stderr
+    assert not marker.exists()
+
+
+def test_evaluate_with_another_window_imports_no_aggregation_a_record_names(tmp_path):
+    """``evaluate.py RUN --window 1`` rebuilds the run's task with another window: an
+    aggregation file its record names is not imported for it (without ``--trust-code``)."""
+    marker = tmp_path / "marker"
+    aggs = _plant(tmp_path, marker, "my_aggs.py", "def SECOND(v):\n    return v[..., 0]\n")
+    run = Run.make("token", window=2, width=0.125)
+    config = {**run.to_dict(), "aggregation": f"{aggs}:SECOND"}
+    folder = _run_folder(tmp_path / "run", config=config, aggregation_source=str(aggs))
+    from pvr_keras.training import runs
+
+    runs.model_builder(run)().save(folder / "model.keras")  # a real model of the run
+    for extra in ([], ["--window", "1"], ["--window", "1", "--holdout", "1"]):
+        done = subprocess.run(
+            [sys.executable, str(REPO / "tools" / "evaluate.py"), str(folder), *extra],
+            capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 2, (extra, done.stderr[-2000:])
+        assert "Traceback" not in done.stderr and "--trust-code" in done.stderr, extra
+        assert not marker.exists(), extra

@@ -227,6 +227,7 @@ def read(folder):
     if not path.exists():
         return None
     try:
-        return json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None  # not whole: the tracker writes it again
+        found = files.read_json(path)
+    except ValueError:  # not whole (or not a plain file): the tracker writes it again
+        return None
+    return found if isinstance(found, dict) else None

@@ -186,10 +186,9 @@ def _tfrecord(source, path):
 
 def _text(source, path):
     entries = text.TextSource(source.config.name, source.split, size=source.size)
-    with open(path, "w", encoding="utf-8") as f:
+    with files.create(path) as f:  # in the export's own temporary folder
         for start in range(0, len(entries), CHUNK):
-            for entry in entries[start : start + CHUNK]:
-                f.write(json.dumps(entry) + "\n")
+            f.write("".join(json.dumps(e) + "\n" for e in entries[start : start + CHUNK]).encode())
 
 
 WRITERS = {"parquet": _parquet, "tfrecord": _tfrecord, "text": _text, "lm-eval": _text_parquet}
@@ -251,7 +250,8 @@ def export(names, out, *, fmt="parquet", size="standard", data_dir=None, log=pri
             for split in lm_eval_export.SPLITS if fmt == "lm-eval" else catalog.SPLITS:
                 source = Source(config.name, split, size=size, data_dir=data_dir)
                 path = folder / f"{split}{FORMATS[fmt]}"
-                WRITERS[fmt](source, path)
+                with files.room(path):  # a full disk or a file size limit: one line
+                    WRITERS[fmt](source, path)
                 log(f"{config.name} {split}: {len(source):,} examples -> "
                     f"{out / path.relative_to(building)}")  # fmt: skip
         if fmt == "lm-eval":

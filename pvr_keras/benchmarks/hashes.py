@@ -11,11 +11,11 @@ configs have no manifest entry: their pixels come from the user's MNIST / CIFAR-
 """
 
 import hashlib
-import json
 import pathlib
 
 import numpy as np
 
+from pvr_keras import files
 from pvr_keras.benchmarks import catalog
 from pvr_keras.errors import DamagedFile
 
@@ -92,7 +92,7 @@ def compute():
 
 def manifest():
     """The committed manifest (``manifest.json``)."""
-    return json.loads(PATH.read_text())
+    return files.read_json(PATH)
 
 
 def recorded(name, split, size="standard"):

@@ -32,6 +32,7 @@ Written for lm-evaluation-harness 0.4.13.
 import json
 import pathlib
 
+from pvr_keras import files
 from pvr_keras.benchmarks import catalog
 from pvr_keras.benchmarks.text import answers
 
@@ -222,6 +223,6 @@ def task_files(configs, *, size, hashes):
         out[f"{group}.yaml"] = _group(configs, output_type, size)
     here = pathlib.Path(__file__).parent
     for hook in HOOKS:
-        out[hook] = (here / hook).read_text(encoding="utf-8")
+        out[hook] = files.read_plain(here / hook).decode("utf-8")
     out["README.md"] = _readme(configs, size, hashes)
     return out

@@ -6,7 +6,7 @@ import json
 import os
 import pathlib
 
-from pvr_keras import legacy
+from pvr_keras import legacy, registry
 from pvr_keras.errors import ConfigError, DamagedFile, UnsafePath
 from pvr_keras.files import parse_json, read_plain, write_text
 from pvr_keras.training.checkpoint import Checkpoint
@@ -174,7 +174,9 @@ def check_config(out, run=None, own=None, name="config.json", *, may_differ=(), 
     path = pathlib.Path(out) / name
     new = config_of(run, own, grid)
     if path.exists():
-        before, now = legacy.config_identity(_read(path)), legacy.config_identity(new)
+        with registry.reading(path):  # what the file names is not imported (nor trusted)
+            before = legacy.config_identity(_read(path))
+        now = legacy.config_identity(new)
         _refuse_other(path, before, now, may_differ)
     return new
 

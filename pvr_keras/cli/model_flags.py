@@ -9,8 +9,9 @@ import ast
 import dataclasses
 import pathlib
 
-from pvr_keras import kinds, registry
+from pvr_keras import files, kinds, registry
 from pvr_keras.cli.flags import Field
+from pvr_keras.references import MAX_SOURCE_BYTES
 
 PREFIX = "model."
 _TYPES = {"int": int, "float": float, "str": str, "bool": bool}
@@ -37,7 +38,7 @@ def _arguments(path, function):
     """``[(name, annotation source or None, default value or MISSING)]`` of a function: a
     default that is not a literal (or cannot be one) is MISSING, an annotation too deep to
     read is None."""
-    tree = ast.parse(path.read_text(), str(path))
+    tree = ast.parse(files.read_plain(path, MAX_SOURCE_BYTES), str(path))
     node = next(
         (n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == function), None
     )  # fmt: skip

@@ -194,8 +194,7 @@ def check_aggregation(aggregation, family="token"):
             f"of yours ('my_aggs.py:name' or 'my_pkg.aggs:name'); received {aggregation!r}"
         )
     ref = registry.check_reference(aggregation, "aggregation")
-    if not registry.is_reading():
-        registry.trust(ref)  # named in this process (a task you made), not read from a record
+    registry.trust_named(ref)  # named in this process (a task you made), not by a record
     return ref
 
 
@@ -217,7 +216,8 @@ def find(aggregation, family="token"):
     ref = _reference(aggregation, family)
     if not registry.is_trusted(ref):
         raise UntrustedCode(
-            f"aggregation {ref} names code a record gave, not you: name it yourself "
+            f"aggregation {ref} names code a record gave, not you: pass --trust-code "
+            f"(trust_code=True) if it is the file the run recorded, or name it yourself "
             f"(--aggregation {ref}, or registry.trust({ref!r})) to import it"
         )
     found = registry.resolve(ref)

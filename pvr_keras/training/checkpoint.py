@@ -11,10 +11,11 @@ falls back to the previous one, and with none whole left the run starts again, s
 the last checkpoint's size (a full disk inside ``save_weights`` can crash the process).
 A symbolic link or a file where a checkpoint folder goes is refused before the run starts
 (``Checkpoint.check``) and before each save: a checkpoint is never read or swapped through
-a link.
+a link, and each of its files is read as a plain file (a link, a FIFO or a device there makes
+the checkpoint damaged, never a hang). A checkpoint carries the id of its run: a checkpoint
+of another run left in the folder is refused (``RunMismatch``), not continued.
 """
 
-import errno
 import json
 import os
 import pathlib
@@ -23,11 +24,12 @@ import stat
 import tempfile
 
 from pvr_keras import files
-from pvr_keras.errors import DamagedFile, DiskFull, UnsafePath
+from pvr_keras.errors import DamagedFile, DiskFull, RunMismatch, UnsafePath
 
 WEIGHTS = "model.weights.h5"
 STATE = "state.json"
 CHECKSUMS = "checksums.json"
+MAX_STATE_BYTES = 64 << 20  # a state (the history so far) larger than this is damaged
 MARGIN = 1.5  # free space wanted before a save, times the previous checkpoint's size
 
 
@@ -46,8 +48,9 @@ def needed_bytes(model):
 class Checkpoint:
     """Atomic save/restore of (weights + optimizer, state dict) in ``directory``."""
 
-    def __init__(self, directory):
+    def __init__(self, directory, run_id=None):
         self.directory = pathlib.Path(directory)
+        self.run_id = run_id  # saved in the state; a checkpoint of another run is refused
         self._old = self.directory.with_name(self.directory.name + ".old")
         self.log = print  # where a fallback to an older checkpoint is reported
 
@@ -80,12 +83,14 @@ class Checkpoint:
         written before checksums were: both files there and the state readable)."""
         try:
             if not (folder / CHECKSUMS).exists():
-                json.loads((folder / STATE).read_text())
-                return (folder / WEIGHTS).stat().st_size > 0
-            expected = json.loads((folder / CHECKSUMS).read_text())
+                files.read_json(folder / STATE)
+                return files.sha256(folder / WEIGHTS) is not None and bool(
+                    os.lstat(folder / WEIGHTS).st_size
+                )
+            expected = files.read_json(folder / CHECKSUMS, MAX_STATE_BYTES)
             return all(files.sha256(folder / name) == expected.get(name)
                        for name in (WEIGHTS, STATE))  # fmt: skip
-        except (OSError, ValueError, AttributeError):
+        except (OSError, ValueError, AttributeError):  # DamagedFile, UnsafePath: ValueErrors
             return False
 
     def latest(self):
@@ -119,12 +124,14 @@ class Checkpoint:
         tmp = pathlib.Path(tempfile.mkdtemp(prefix=files.TEMP_PREFIX, dir=self.directory.parent))
         try:
             model.save_weights(tmp / WEIGHTS)
+            if self.run_id is not None:
+                state = {**state, "run_id": self.run_id}
             files.write_text(tmp / STATE, json.dumps(state, default=str))
             sums = {name: files.sha256(tmp / name) for name in (WEIGHTS, STATE)}
             files.write_text(tmp / CHECKSUMS, json.dumps(sums))
         except BaseException as error:
             shutil.rmtree(tmp, ignore_errors=True)
-            if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+            if files.is_full(error):
                 raise DiskFull(
                     f"no space left writing the checkpoint of {self.directory.parent}; the "
                     f"last complete one is kept: free some space and run again to resume"
@@ -152,18 +159,41 @@ class Checkpoint:
                 self.log(f"{folder}: damaged checkpoint (a file is missing, cut short or "
                          f"changed: its checksum does not match); not used")  # fmt: skip
                 continue
+            try:
+                state = files.read_json(folder / STATE, MAX_STATE_BYTES)
+                sums = files.read_json(folder / CHECKSUMS) if (folder / CHECKSUMS).exists() else {}
+            except (OSError, ValueError) as error:  # changed since it was verified
+                self.log(f"{folder}: damaged checkpoint ({error}); not used")
+                continue
+            self._check_run(folder, state)
             if model.optimizer is not None and not model.optimizer.built:
                 model.optimizer.build(model.trainable_variables)
-            model.load_weights(folder / WEIGHTS)
+            # Keras opens the weights by name: it reads a private copy of the bytes checked
+            # here (never a link, a FIFO or a file swapped in since).
+            with files.private_copy(folder / WEIGHTS, sha256=sums.get(WEIGHTS)) as weights:
+                model.load_weights(weights)
             if folder == self._old:
                 self.log(f"{self.directory.parent}: resuming from the previous checkpoint")
-            return json.loads((folder / STATE).read_text())
+            return state
         self.log(
             f"{self.directory.parent}: no whole checkpoint left; the run starts again from "
             f"epoch 0 (its damaged checkpoints are removed)"
         )
         self.remove()
         return None
+
+    def _check_run(self, folder, state):
+        """Refuses the checkpoint of another run: one left in the folder by a run of another
+        configuration (another seed, say) is never continued as this one."""
+        if not isinstance(state, dict):
+            raise DamagedFile(f"{folder / STATE} is not a checkpoint's state (not an object)")
+        found = state.get("run_id")
+        if self.run_id is not None and found is not None and found != self.run_id:
+            raise RunMismatch(
+                f"{folder} is the checkpoint of run {str(found)[:80]!r}, not of this run "
+                f"{self.run_id!r}; use another out folder, or delete the checkpoint to start "
+                f"this run from epoch 0"
+            )
 
     def remove(self):
         for folder in (self.directory, self._old):

@@ -3,8 +3,9 @@ starts: ``TF_CONFIG`` on TensorFlow, Keras's ``KERAS_DISTRIBUTION_*`` variables 
 (``training.distribute.setup`` reads them). Nothing here imports a framework.
 """
 
-import json
 import os
+
+from pvr_keras import files
 
 JAX_CLUSTER_VARS = (
     "KERAS_DISTRIBUTION_JOB_ADDRESSES",
@@ -28,9 +29,9 @@ def parse_tf_config(text):
     """
     where = "TF_CONFIG"
     try:
-        config = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{where} must be JSON; received {text!r} ({e})") from None
+        config = files.parse_json(text, where)
+    except ValueError as e:
+        raise ValueError(f"{where} must be JSON; received {text[:200]!r} ({e})") from None
     if not isinstance(config, dict) or not isinstance(config.get("cluster"), dict):
         raise ValueError(
             f'{where} must be {{"cluster": {{"worker": ["host:port", ...]}}, "task": '

@@ -140,26 +140,29 @@ def load_model(path, model=None, source=None, sha256=None):
     from pvr_keras.training import compiling, schedules  # noqa: F401  (schedule, MSE's metric)
 
     path = pathlib.Path(path)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise FileNotFoundError(f"{path} does not exist")
-    if not zipfile.is_zipfile(path):
-        raise DamagedFile(
-            f"{path} is not a whole saved Keras model (not a .keras archive: cut short, "
-            f"empty or overwritten)"
-        )
-    if sha256 is not None and files.sha256(path) != sha256:
-        raise DamagedFile(
-            f"{path} was changed after it was saved (its SHA-256 is not the one its run "
-            f"recorded); train the run again or restore the file"
-        )
-    if model is not None and registry.is_reference(model):
-        if source:
-            registry.remember_source(model, source)
-        registry.load_module(model.rpartition(":")[0])
-    try:
-        return keras.saving.load_model(path, safe_mode=True)
-    except (OSError, EOFError, zipfile.BadZipFile, KeyError) as error:
-        raise DamagedFile(f"{path} is not a whole saved Keras model ({error})") from None
+    # Keras opens the file by name: it reads a private copy of the bytes checked here (a
+    # plain file, no link, no FIFO; the recorded SHA-256), never a file swapped in since.
+    with files.private_copy(path) as copy:
+        if sha256 is not None and files.sha256(copy) != sha256:
+            raise DamagedFile(
+                f"{path} was changed after it was saved (its SHA-256 is not the one its run "
+                f"recorded); train the run again or restore the file"
+            )
+        if not zipfile.is_zipfile(copy):
+            raise DamagedFile(
+                f"{path} is not a whole saved Keras model (not a .keras archive: cut short, "
+                f"empty or overwritten)"
+            )
+        if model is not None and registry.is_reference(model):
+            if source:
+                registry.remember_source(model, source)
+            registry.load_module(model.rpartition(":")[0])
+        try:
+            return keras.saving.load_model(copy, safe_mode=True)
+        except (OSError, EOFError, zipfile.BadZipFile, KeyError, ValueError) as error:
+            raise DamagedFile(f"{path} is not a whole saved Keras model ({error})") from None
 
 
 def load_run(folder, *, trust_code=False):

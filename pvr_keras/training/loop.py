@@ -42,6 +42,8 @@ class _Options:
     callbacks: list
     extra: dict
     steps_per_execution: int = 1
+    run_id: str | None = None  # what the checkpoint is saved as (a checkpoint of another
+    # run left in the folder is refused)
 
 
 class _Run:
@@ -49,7 +51,7 @@ class _Run:
         self.out_dir = pathlib.Path(out_dir)
         self.data = data
         self.options = options
-        self.checkpoint = Checkpoint(self.out_dir / "checkpoint")
+        self.checkpoint = Checkpoint(self.out_dir / "checkpoint", options.run_id)
         self.saw_nan = False
         self.t_start = time.perf_counter()
         self.wall_before = 0.0
@@ -148,7 +150,7 @@ def train(
         per_call = 1  # its epochs have as many steps as their stage's examples
     options = _Options(recipe, config, run.data.seed, verbose, keep_checkpoint,
                        title or run.run_id, save_model, list(callbacks or []),
-                       runs.record_entries(run), per_call)  # fmt: skip
+                       runs.record_entries(run), per_call, run.run_id)  # fmt: skip
     folder = _Run(distribution.run_dir(out_dir), data, options)
     folder.checkpoint.check()  # a link or a file at checkpoint/: refused before any training
     found = _finished_record(folder, config)  # read-only: a refused or finished folder stays
@@ -329,7 +331,7 @@ def end(run, model, distribution):
                 f"not enough free space to save the model in {run.out_dir} ({free / 1e6:.1f} "
                 f"MB free); the last checkpoint is kept: free some space and run again"
             )
-        with files.temp_folder(run.out_dir) as tmp:
+        with files.temp_folder(run.out_dir) as tmp, files.room(run.out_dir / "model.keras"):
             model.save(tmp / "model.keras")  # Keras wants the .keras suffix
             run.record["model_sha256"] = files.sha256(tmp / "model.keras")
             os.replace(tmp / "model.keras", run.out_dir / "model.keras")

@@ -41,6 +41,7 @@ import time
 
 import numpy as np
 
+from pvr_keras import files
 from pvr_keras.errors import ConfigError
 
 ENGINE = "jax.vmap"
@@ -108,10 +109,13 @@ def free_bytes():
     stats = device.memory_stats() if device.platform != "cpu" else None
     if stats and "bytes_limit" in stats:
         return int(stats["bytes_limit"] - stats.get("bytes_in_use", 0))
-    with open("/proc/meminfo") as meminfo:
-        for line in meminfo:
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
+    try:
+        meminfo = files.read_plain("/proc/meminfo", 1 << 20).decode()
+    except OSError:
+        return None
+    for line in meminfo.splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
     return None
 
 

@@ -99,7 +99,7 @@ def this_job(environ=None):
     if not text:
         return None
     try:
-        found = json.loads(text)
+        found = parse_json(text, JOB_ENV)
     except ValueError:
         found = None
     if (

@@ -213,7 +213,8 @@ def _check_reloads(model, name):
         path = pathlib.Path(folder) / "model.keras"
         try:
             model.save(path)
-            keras.saving.load_model(path, safe_mode=True)
+            with files.private_copy(path) as copy:
+                keras.saving.load_model(copy, safe_mode=True)
         except Exception as error:  # noqa: BLE001 - Keras says which layer, in its words
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise ConfigError(
