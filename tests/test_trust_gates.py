@@ -33,8 +33,7 @@ GATE = "pvr_keras/references.py"  # the one module that imports code by referenc
 READS = {
     (None, "read_text"),
     (None, "read_bytes"),
-    ("json", "load"),
-    ("json", "loads"),
+    ("json", "load"),  # (``json.loads`` parses text some reader read, or a process's reply)
     ("np", "load"),
     ("np", "fromfile"),
     ("np", "loadtxt"),
@@ -139,6 +138,7 @@ OWN_IMPORTS = {
     "tools/generate/results_tables.py": "the repository's claims modules, by fixed names",
     "tools/migrate_runs.py": "recipes/gotu.py of this repository",
     "tools/probes/study_costs.py": "the repository's recipes, by their fixed names",
+    "tools/probes/probe_faults.py": "compiles the hostile .pyc it plants (never runs it)",
 }
 
 

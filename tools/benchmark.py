@@ -243,12 +243,46 @@ def entry_results(runs, lines):
     return out
 
 
+MAX_REFERENCE_BYTES = 4 << 20  # a committed table is a few kB
+
+
+def _reference_table(path):
+    """A committed benchmark table, read as untrusted (a plain file, bounded, JSON of the
+    shape ``main`` writes); ``ValueError`` naming the file otherwise."""
+    table = files.read_json(path, MAX_REFERENCE_BYTES)
+    if not isinstance(table, dict) or not all(
+        isinstance(table.get(k), str) for k in ("suite", "kind", "label")
+    ):
+        raise ValueError(f"{path} is not a benchmark table (an object with suite, kind, label)")
+    entries = table.get("entries")
+    if not isinstance(entries, dict) or not all(
+        isinstance(e, dict) and _accuracy(e.get("test_accuracy"))
+        and _accuracy(e.get("iid_test_accuracy"), missing=True)
+        for e in entries.values()
+    ):  # fmt: skip
+        raise ValueError(
+            f"{path} is not a benchmark table: its entries must each give a test_accuracy in [0, 1]"
+        )
+    return table
+
+
+def _accuracy(value, missing=False):
+    if value is None:
+        return missing
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+
+
 def references(folder, suite, kind, own):
-    """``{label: {entry: results}}`` of the committed benchmark tables of other models."""
+    """``{label: {entry: results}}`` of the committed benchmark tables of other models, each
+    read as untrusted: a file that is not a plain one (a link, a FIFO) or not a table is a
+    one-line ``ValueError`` (``check_references`` finds it before any training)."""
     found = {}
     for path in sorted((pathlib.Path(folder) / suite).glob("*.json")):
-        table = json.loads(path.read_text())
-        if table.get("suite") == suite and table.get("kind") == kind and table["label"] != own:
+        try:
+            table = _reference_table(path)
+        except OSError as error:
+            raise ValueError(f"{path} cannot be read ({error})") from None
+        if table["suite"] == suite and table["kind"] == kind and table["label"] != own:
             found[table["label"]] = table["entries"]
     return found
 
@@ -281,9 +315,13 @@ def main(argv=None):
     out = out_folder(cfg)
     cli.check_out_folder(out, sweep=True)
     cli.check_task(lambda: cli.sweeps_manifest_compatible(out))
+    from pvr_keras.sweeps.suites import model_kind
+
+    kind, own = model_kind(cfg.model), label(cfg, runs)
+    # The reference tables, read before any training: a bad one is one line, not a hang.
+    cli.check_task(lambda: references(cfg.reference, cfg.suite, kind, own))
     cli.start(cfg.backend)
     from pvr_keras import figures, sweeps
-    from pvr_keras.sweeps.suites import model_kind
 
     name = f"benchmark_{cfg.suite}"
     sweeps.run_sweep(
@@ -292,8 +330,6 @@ def main(argv=None):
     )  # fmt: skip
     lines = {r["id"]: r for r in sweeps.ResultsDir(out).read()[0]}
     mine = entry_results(runs, lines)
-    kind = model_kind(cfg.model)
-    own = label(cfg, runs)
     table = {
         "suite": cfg.suite,
         "description": SUITES[cfg.suite].description,

@@ -175,8 +175,7 @@ def check_config(out, run=None, own=None, name="config.json", *, may_differ=(), 
     new = config_of(run, own, grid)
     if path.exists():
         with registry.reading(path):  # what the file names is not imported (nor trusted)
-            before = legacy.config_identity(_read(path))
-        now = legacy.config_identity(new)
+            before, now = legacy.config_identity(_read(path)), legacy.config_identity(new)
         _refuse_other(path, before, now, may_differ)
     return new
 

@@ -40,7 +40,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
-from pvr_keras import models, training  # noqa: E402
+from pvr_keras import files, models, training  # noqa: E402
 from pvr_keras.tasks import TokenTask  # noqa: E402
 
 HAVE_TF = importlib.util.find_spec("tensorflow") is not None
@@ -254,7 +254,8 @@ def summary(*fields):
     one table at the end); nothing without it."""
     path = os.environ.get("GPU_CHECK_SUMMARY")
     if path:
-        with open(path, "a") as f:
+        fd = files.open_file(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        with os.fdopen(fd, "a") as f:
             f.write("\t".join(str(x) for x in fields) + "\n")
 
 

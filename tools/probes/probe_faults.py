@@ -55,6 +55,9 @@ import tempfile
 import time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))  # this checkout's library, whichever is installed
+from pvr_keras import files  # noqa: E402
+
 TINY = ["--num-examples", "3000", "--test-examples", "500", "--epochs", "6", "--min-steps",
         "0", "--warmup-epochs", "1", "--batch-size", "256", "--width", "0.25"]  # fmt: skip
 SWEEP = ["--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "3000", "--seeds", "0",
@@ -68,6 +71,19 @@ ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 CASES = ("kills", "sweep_kills", "truncated", "overwritten", "full_disk", "planted_links",
          "nested", "planted_code", "results_tools", "security", "leaks",
          "hangs", "resources")  # fmt: skip
+
+
+def _bytes(path):
+    """The bytes of a file a case wrote (read as the library reads: a plain file, no link)."""
+    return files.read_plain(path)
+
+
+def _text(path):
+    return files.read_plain(path).decode(errors="replace")
+
+
+def _json(path):
+    return files.read_json(path)
 
 
 def _recipe(name, *args, env=None, timeout=900, no_space=False):
@@ -92,7 +108,7 @@ def _start(name, *args):
 
 
 def _history(folder):
-    record = json.loads((folder / "record.json").read_text())
+    record = _json(folder / "record.json")
     return {k: v for k, v in record["history"].items() if not k.endswith("_seconds")}  # the timings
 
 
@@ -101,7 +117,7 @@ def _digest(folder):
     out = {}
     for path in sorted(pathlib.Path(folder).rglob("*")):
         if path.is_file() and not path.is_symlink():
-            out[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+            out[str(path.relative_to(folder))] = hashlib.sha256(_bytes(path)).hexdigest()
     return out
 
 
@@ -109,7 +125,7 @@ def _wait_for_epochs(folder, epochs, timeout=300):
     deadline = time.time() + timeout
     while time.time() < deadline:
         try:
-            if json.loads((folder / "record.json").read_text())["epochs_completed"] >= epochs:
+            if _json(folder / "record.json")["epochs_completed"] >= epochs:
                 return True
         except (OSError, ValueError, KeyError):
             pass
@@ -138,7 +154,7 @@ def case_sweep_kills(root, rng, kills):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     done = _recipe("token_sweep", *SWEEP, "--out", str(out))
-    lines = [json.loads(s) for s in (out / "results.jsonl").read_text().splitlines() if s]
+    lines = [json.loads(s) for s in _text(out / "results.jsonl").splitlines() if s]
     ids = [line["id"] for line in lines]
     whole = done.returncode == 0 and len(ids) == len(set(ids)) == 3
     return whole, f"{kills} kills of a sweep, then a rerun: 3 runs recorded once each"
@@ -152,9 +168,9 @@ def case_damaged_checkpoint(root, reference, damage):
     proc.wait()
     weights = out / "checkpoint" / "model.weights.h5"
     if damage == "truncated":
-        weights.write_bytes(weights.read_bytes()[:1000])
+        weights.write_bytes(_bytes(weights)[:1000])
     else:
-        data = bytearray(weights.read_bytes())
+        data = bytearray(_bytes(weights))
         data[-300:-284] = b"\xff" * 16
         weights.write_bytes(bytes(data))
     done = _recipe("token_pvr", *TINY, "--out", str(out))
@@ -186,7 +202,7 @@ def case_full_disk(root):
 def case_planted_links(root):
     victim = root / "victim.txt"
     victim.write_text("precious")
-    before = victim.read_bytes()
+    before = _bytes(victim)
     tried = 0
     for name in (".lock", "learning_curve.png", "record.json"):
         out = root / f"linked_{name.strip('.')}"
@@ -197,7 +213,7 @@ def case_planted_links(root):
     sweep = root / "linked_sweep"
     short = [*SWEEP[:8], "--epochs", "1", "--no-figures", "--out", str(sweep)]
     _recipe("token_sweep", *short)
-    lines = (sweep / "results.jsonl").read_text().splitlines()
+    lines = _text(sweep / "results.jsonl").splitlines()
     first = json.loads(lines[0])["id"]
     (sweep / "results.jsonl").write_text("\n".join(lines[1:]) + "\n")  # as if not yet recorded
     shutil.rmtree(sweep / "runs" / first)
@@ -208,7 +224,7 @@ def case_planted_links(root):
     (sweep / "results.jsonl").unlink()
     (sweep / "results.jsonl").symlink_to(victim)  # the results file: a planted link
     _recipe("token_sweep", *short)
-    untouched = victim.read_bytes() == before
+    untouched = _bytes(victim) == before
     return (
         untouched,
         f"{tried + 2} planted links (lock, plot, record, claim, results): target untouched",
@@ -245,7 +261,7 @@ def case_planted_code(root, reference):
     for key in ("model", "kind"):
         run = root / f"planted_{key}" / "run"
         shutil.copytree(reference, run)
-        record = json.loads((run / "record.json").read_text())
+        record = _json(run / "record.json")
         record["config"][key] = f"{evil}:{'mlp' if key == 'model' else 'KIND'}"
         record[f"{key}_source"] = str(evil)
         (run / "record.json").write_text(json.dumps(record))
@@ -257,7 +273,7 @@ def case_planted_code(root, reference):
         readers += 1
     results = root / "planted_results"
     results.mkdir()
-    line = json.loads((reference / "record.json").read_text())["config"]
+    line = _json(reference / "record.json")["config"]
     line = {**line, "id": "planted", "sweep": "size_window", "kind": f"{evil}:KIND",
             "holdout": 1, "test_accuracy": 0.5, "train_accuracy": 1.0, "failed": False,
             "run_dir": "runs/planted"}  # fmt: skip
@@ -305,7 +321,7 @@ def _named_code_run(root, reference, config_model, marker, *, env=None, folder="
     many readers read it."""
     run = root / folder / "run"
     shutil.copytree(reference, run)
-    record = json.loads((run / "record.json").read_text())
+    record = _json(run / "record.json")
     record["config"]["model"] = config_model
     (run / "record.json").write_text(json.dumps(record))
     _tool("evaluate.py", run, env=env)
@@ -340,7 +356,7 @@ def case_security(root, reference):
 
     nets = root / "security_file" / "nets.py"
     nets.parent.mkdir()
-    nets.write_text((REPO / "pvr_keras" / "models" / "mlp.py").read_text())
+    nets.write_text(_text(REPO / "pvr_keras" / "models" / "mlp.py"))
     info = nets.stat()
     pyc = pathlib.Path(importlib.util.cache_from_source(str(nets)))
     pyc.parent.mkdir()
@@ -348,15 +364,15 @@ def case_security(root, reference):
         compile(plant, str(nets), "exec"), info.st_mtime, info.st_size))  # fmt: skip
     run = root / "security_pyc" / "run"
     shutil.copytree(reference, run)
-    record = json.loads((run / "record.json").read_text())
+    record = _json(run / "record.json")
     record["config"]["model"] = f"{nets}:mlp"
     record["model_source"] = str(nets)
-    record["model_source_sha256"] = hashlib.sha256(nets.read_bytes()).hexdigest()
+    record["model_source_sha256"] = hashlib.sha256(_bytes(nets)).hexdigest()
     (run / "record.json").write_text(json.dumps(record))
     _tool("evaluate.py", run, "--trust-code")
     tried += 1
     # 3. the recorded file swapped for a planted one every 50 ms while --trust-code reads it
-    good = nets.read_bytes()
+    good = _bytes(nets)
     shutil.rmtree(pyc.parent)
     stop = threading.Event()
 
@@ -454,7 +470,7 @@ def case_resources(root):
         if not _one_line(_tool(*call)):
             bad.append(f"deep JSON: {call[0]}")
     sparse = root / "sparse.npy"
-    with open(sparse, "wb") as file:
+    with files.create(sparse) as file:
         header = {"descr": "<f4", "fortran_order": False, "shape": (2000, 262_144)}
         import numpy as np
 
@@ -512,10 +528,10 @@ def case_leaks(root):
     shutil.copytree(REPO / "docs" / "results", docs)
     readme = docs / "README.md"
     marker = '<!-- = summary("../../elsewhere", "secret.json") -->x<!-- /= -->'
-    readme.write_text(readme.read_text() + f"\n{marker}\n")
+    readme.write_text(_text(readme) + f"\n{marker}\n")
     leaked = []
     done = _tool("results_tables.py", docs, "--write")
-    if secret in readme.read_text() or not _one_line(done):
+    if secret in _text(readme) or not _one_line(done):
         leaked.append("a value marker")
     results = root / "leak_results"
     shutil.copytree(REPO / "docs" / "results" / "holdout", results / "token")
@@ -524,7 +540,7 @@ def case_leaks(root):
     export = root / "leak_export"
     shutil.copytree(REPO / "docs" / "results" / "holdout", export / "holdout")
     _tool("export_results.py", results, export)
-    if any(secret in p.read_text(errors="replace") for p in export.rglob("*")
+    if any(secret in _text(p) for p in export.rglob("*")
            if p.is_file() and not p.is_symlink()):  # fmt: skip
         leaked.append("a linked study file")
     study = root / "leak_study"
@@ -551,7 +567,7 @@ def case_results_tools(root):
         study = root / f"damaged_{damage}" / "holdout_paper"
         shutil.copytree(committed / "holdout_paper", study)
         results = study / "results.jsonl"
-        lines = results.read_text().splitlines()
+        lines = _text(results).splitlines()
         if damage == "cut":
             results.write_text(lines[0][:50] + "\n")
         elif damage == "twice":
@@ -579,7 +595,7 @@ def case_results_tools(root):
     subprocess.run([sys.executable, str(tool / "export_results.py"), str(results), str(docs)],
                    env=ENV, capture_output=True, timeout=600)  # fmt: skip
     kept = all(
-        (docs / s.name / f).read_bytes() == (s / f).read_bytes()
+        _bytes(docs / s.name / f) == _bytes(s / f)
         for s in studies for f in ("holdout_analysis.json", "holdout_analysis.csv")
     )  # fmt: skip
     return refused == tried and kept, (
