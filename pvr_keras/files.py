@@ -33,20 +33,33 @@ FULL = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # no room: the disk, a file si
 
 def _full(path, error):
     return DiskFull(
-        f"no space left writing {path} ({error.strerror or error}); nothing was "
+        f"no space left writing {path} ({getattr(error, 'strerror', None) or error}); "
+        f"nothing was "
         f"replaced: the last complete file is kept. Free some space and run again."
     )
+
+
+def check_size_limit(size, what):
+    """Refuses (``DiskFull``) to write a file of about ``size`` bytes larger than this
+    process's file size limit (``ulimit -f``), before a writer meets it half-way (HDF5 then
+    crashes the process instead of raising)."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if soft != resource.RLIM_INFINITY and size > soft:
+        raise DiskFull(
+            f"{what} needs about {size / 1e6:.1f} MB, more than this process's file size "
+            f"limit ({soft / 1e6:.3f} MB, ulimit -f); nothing was replaced: raise the limit "
+            f"and run again"
+        )
 
 
 def is_full(error):
     """Whether ``error`` says there is no room to write: a full disk, a quota, or a file size
     limit (``ulimit -f``; pyarrow raises such an ``OSError`` without its ``errno``)."""
-    if not isinstance(error, OSError):
-        return False
-    if error.errno in FULL:
+    if isinstance(error, OSError) and error.errno in FULL:
         return True
-    text = str(error)
-    return any(os.strerror(code) in text for code in FULL)
+    return isinstance(error, Exception) and _says_full(error)
 
 
 @contextlib.contextmanager
@@ -55,10 +68,16 @@ def room(path):
     one-line ``DiskFull`` naming it (whatever library was writing)."""
     try:
         yield
-    except OSError as error:
-        if is_full(error) and not isinstance(error, DiskFull):
+    except DiskFull:
+        raise
+    except Exception as error:  # noqa: BLE001 - TensorFlow's writers raise their own errors
+        if is_full(error):
             raise _full(path, error) from None
         raise
+
+
+def _says_full(error):
+    return any(os.strerror(code) in str(error) for code in FULL)
 
 
 def create(path):
@@ -154,7 +173,17 @@ class Lock:
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = open_file(self.path, os.O_RDWR | os.O_CREAT)
+            try:
+                fd = open_file(self.path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK)
+            except IsADirectoryError:
+                fd = None
+            if fd is None or not stat.S_ISREG(os.fstat(fd).st_mode):
+                if fd is not None:
+                    os.close(fd)
+                raise DamagedFile(
+                    f"{self.path} is not a plain file (a folder, FIFO or device) where the "
+                    f"library keeps a lock: remove it and run again"
+                )
             handle = os.fdopen(fd, "r+")
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -11,19 +11,36 @@ from pvr_keras.errors import ConfigError, DamagedFile, UnsafePath
 from pvr_keras.files import parse_json, read_plain, write_text
 from pvr_keras.training.checkpoint import Checkpoint
 
+NAME_MAX = 255  # the longest name of one file or folder most file systems take (bytes)
+
 
 def format_out(template, values):
-    """``template`` with its ``{field}`` placeholders filled in from ``values`` (a name:
-    an empty one is refused, it would mean the working directory)."""
+    """``template`` with its ``{field}`` placeholders filled in from ``values``: a placeholder
+    is a field's plain name (no ``.attribute`` or ``[index]``), the result a folder whose
+    every name fits a file system (``NAME_MAX`` bytes); an empty one is refused, it would
+    mean the working directory."""
+    import string
+
     try:
+        parsed = list(string.Formatter().parse(template))
+        for _, field, _, _ in parsed:
+            if field is not None and field not in values:
+                raise KeyError(field)
         out = template.format(**values)
-    except (KeyError, IndexError, ValueError) as err:
+    except (KeyError, IndexError, ValueError, AttributeError, TypeError) as err:
         raise ConfigError(
-            f"--out {template!r} names a placeholder that is not a field ({err}); fields: "
+            f"--out {template[:200]!r} names a placeholder that is not a field "
+            f"({str(err)[:100]}); a placeholder is a field's name, e.g. {{seed}}; fields: "
             f"{', '.join(values)}"
         ) from None
     if not out.strip():
         raise ConfigError("--out must name a folder; received an empty name")
+    long = [part for part in pathlib.PurePath(out).parts if len(part.encode()) > NAME_MAX]
+    if long:
+        raise ConfigError(
+            f"--out: the folder name {long[0][:40]}... is {len(long[0].encode())} bytes; a "
+            f"file system takes names of at most {NAME_MAX}"
+        )
     return out
 
 

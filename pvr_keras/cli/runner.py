@@ -2,6 +2,7 @@
 written, the backend and devices set up, then its body; and a script's exit status."""
 
 import dataclasses
+import errno
 import importlib.util
 import os
 import pathlib
@@ -398,6 +399,18 @@ def exit_status(result):
     return FAILED_RUN if isinstance(result, dict) and result.get("failed") else 0
 
 
+# What the file system answers about a path the user gave (a name too long, a read-only or
+# unwritable folder, a file where a folder goes, a FIFO or folder where a file goes): one line.
+PATH_ERRORS = (errno.ENAMETOOLONG, errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR,
+               errno.EISDIR, errno.ELOOP, errno.ENXIO, errno.ENOSPC, errno.EFBIG,
+               errno.EDQUOT)  # fmt: skip
+
+
+def _path_error(err):
+    where = f": {str(err.filename)[:120]}{'...' if len(str(err.filename)) > 120 else ''}"
+    return f"{err.strerror or err}{where if err.filename else ''}"
+
+
 def main(fn):
     """A script's ``__main__``: runs ``fn()`` and exits 0 (done, or a detached grid's jobs
     submitted), 2 (a bad config, or image data that is not prepared and cannot be
@@ -413,6 +426,11 @@ def main(fn):
         sys.exit(2)
     except (DiskFull, UnsafePath, RunBusy, DamagedFile, JobsFailed) as err:  # one line
         print(f"{name}: error: {err}", file=sys.stderr)
+        sys.exit(1)
+    except OSError as err:
+        if err.errno not in PATH_ERRORS:
+            raise
+        print(f"{name}: error: {_path_error(err)}", file=sys.stderr)  # the file system said no
         sys.exit(1)
     except (Detached, JobDone) as done:  # a detached grid's jobs submitted; a job's runs done
         print(done, flush=True)

@@ -109,6 +109,7 @@ class Checkpoint:
         previous = self.latest()
         if previous is not None:
             size = max(size, sum(p.stat().st_size for p in previous.iterdir() if p.is_file()))
+        files.check_size_limit(MARGIN * size, f"the next checkpoint of {self.directory.parent}")
         free = shutil.disk_usage(self.directory.parent).free
         if free < MARGIN * size:
             raise DiskFull(

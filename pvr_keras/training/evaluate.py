@@ -194,6 +194,16 @@ def load_run(folder, *, trust_code=False):
     record = records.read_record(folder)
     if record.get("status") == "running":
         raise ValueError(f"{folder} holds a run that has not finished (status running)")
+    for key in ("model_source", "kind_source", "aggregation_source", "model_sha256",
+                *(f"{k}_source_sha256" for k in ("model", "kind", "aggregation"))):  # fmt: skip
+        value = record.get(key)
+        if value is not None and not (
+            isinstance(value, str) and 0 < len(value) <= MAX_PATH and "\0" not in value
+        ):
+            raise DamagedFile(
+                f"{folder / 'record.json'}: its {key} is not a path or a digest (a string of "
+                f"at most {MAX_PATH} characters); received {str(value)[:60]!r}"
+            )
     for key, ref in (("model_source", record["config"].get("model")),
                      ("kind_source", record["config"].get("kind")),
                      ("aggregation_source", record["config"].get("aggregation"))):  # fmt: skip
@@ -217,6 +227,9 @@ def load_run(folder, *, trust_code=False):
             record.get("model_sha256"),
         )  # fmt: skip
     return FinishedRun(folder, record, model, run)
+
+
+MAX_PATH = 4096  # the longest path a record may name (Linux's PATH_MAX)
 
 
 def _trust_recorded(folder, ref, digest):

@@ -325,6 +325,7 @@ def end(run, model, distribution):
             final_evals[f"{name}_accuracy"] = float(result["accuracy"])
             final_evals[f"{name}_loss"] = float(result["loss"])
     if options.save_model:  # written whole, then renamed: a kill leaves no half model
+        files.check_size_limit(1.5 * needed_bytes(model), f"the model of {run.out_dir}")
         free = shutil.disk_usage(run.out_dir).free
         if free < 1.5 * needed_bytes(model):
             raise DiskFull(

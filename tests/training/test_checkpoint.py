@@ -291,3 +291,93 @@ def test_a_file_at_the_checkpoint_is_refused(tmp_path):
     with pytest.raises(DamagedFile, match="is not a folder"):
         Checkpoint(tmp_path / "checkpoint").check()
     Checkpoint(tmp_path / "none").check()  # nothing there yet: fine
+
+
+@pytest.fixture
+def no_hang():
+    """Fails a test that waits more than 60 s (a reader blocked on a FIFO) instead of hanging."""
+    import signal
+
+    def timeout(*_):
+        raise TimeoutError("a checkpoint reader waited more than 60 s")
+
+    before = signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, before)
+
+
+def _plant_weights_link(folder):
+    (folder / WEIGHTS).unlink()
+    (folder / WEIGHTS).symlink_to("/dev/zero")
+
+
+def _plant_fifo(name):
+    def plant(folder):
+        (folder / name).unlink()
+        os.mkfifo(folder / name)
+
+    return plant
+
+
+def _plant_deep_state(folder):
+    (folder / STATE).write_text("[" * 100_000 + "]" * 100_000)
+    sums = {WEIGHTS: checkpoint_module.files.sha256(folder / WEIGHTS),
+            STATE: checkpoint_module.files.sha256(folder / STATE)}  # fmt: skip
+    (folder / CHECKSUMS).write_text(__import__("json").dumps(sums))
+
+
+@pytest.mark.parametrize("where", ["checkpoint", "checkpoint.old"])
+@pytest.mark.parametrize(
+    "plant",
+    [
+        _plant_weights_link,
+        _plant_fifo(CHECKSUMS),
+        _plant_fifo(STATE),
+        _plant_fifo(WEIGHTS),
+        _plant_deep_state,
+    ],  # fmt: skip
+    ids=[
+        "weights link to /dev/zero",
+        "FIFO checksums",
+        "FIFO state",
+        "FIFO weights",
+        "state nested 100,000 deep",
+    ],  # fmt: skip
+)
+def test_a_link_fifo_or_deep_file_in_a_checkpoint_is_damage_not_a_hang(
+    tmp_path, where, plant, no_hang
+):
+    """Resume reads each checkpoint file as a plain file: a link (to /dev/zero), a FIFO or
+    JSON nested 100,000 deep makes that checkpoint damaged (the other one is used), never a
+    hang or a crash."""
+    ckpt = Checkpoint(tmp_path / "checkpoint")
+    messages = []
+    ckpt.log = messages.append
+    older, newer = _trained(1), _trained(2)
+    ckpt.save(older, {"epoch": 1})
+    ckpt.save(newer, {"epoch": 2})
+    plant(tmp_path / where)
+    fresh = _model(seed=5)
+    state = ckpt.restore(fresh)
+    if where == "checkpoint":
+        assert state == {"epoch": 1}
+        _assert_same_state(fresh, older)
+    else:
+        assert state == {"epoch": 2}
+        _assert_same_state(fresh, newer)
+
+
+def test_the_checkpoint_of_another_run_is_refused(tmp_path):
+    """A checkpoint carries its run's id: one left in the folder by another run (another
+    seed) is refused in one line, never continued as this run; the same run resumes."""
+    from pvr_keras.errors import RunMismatch
+
+    saved = _trained(2)
+    Checkpoint(tmp_path / "checkpoint", run_id="mlp-s0").save(saved, {"epoch": 2})
+    with pytest.raises(RunMismatch, match="checkpoint of run 'mlp-s0', not of this run 'mlp-s1'"):
+        Checkpoint(tmp_path / "checkpoint", run_id="mlp-s1").restore(_model())
+    fresh = _model(seed=6)
+    assert Checkpoint(tmp_path / "checkpoint", run_id="mlp-s0").restore(fresh)["epoch"] == 2
+    _assert_same_state(fresh, saved)
