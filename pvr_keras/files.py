@@ -136,10 +136,17 @@ class Lock:
             # The holder removed the file between our open and our lock (it finished):
             # this lock is on a file nobody else will see; take the one at the path now.
             handle.close()
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+            handle.flush()
+        except BaseException as error:  # a full disk: the lock file made is not left behind
+            self.path.unlink(missing_ok=True)
+            handle.close()
+            if isinstance(error, OSError) and error.errno == errno.ENOSPC:
+                raise _full(self.path, error) from None
+            raise
         self._file = handle
         return self
 

@@ -300,3 +300,110 @@ def test_a_gotu_export_writes_the_config_of_the_grid_it_analysed(tmp_path, capsy
     back = tmp_path / "docs" / "gotu" / "2parity"
     assert (back / "config_gotu.json").read_bytes() == (committed / "config_gotu.json").read_bytes()
     assert json.loads((back / "config_gotu.json").read_text())["grid"] == {"seed": [1, 2, 3]}
+
+
+class Killed(BaseException):  # not an Exception: no ``except Exception`` of the tool takes it
+    """A kill -9 of the export at this step: nothing after it runs."""
+
+
+def _half_removed(path):
+    """What a kill part-way through ``shutil.rmtree(path)`` leaves: half its files gone."""
+    found = sorted(p for p in pathlib.Path(path).rglob("*") if p.is_file())
+    for file in found[: len(found) // 2]:
+        file.unlink()
+
+
+def _killed_export(exporter, results, docs, monkeypatch, at):
+    """An export of ``results`` into ``docs`` killed before its ``at``-th rename, replace or
+    removal of a tree under ``docs`` (a removal killed half-way); returns the number of such
+    steps when it finished (``at`` beyond them), None when killed."""
+    steps = [0]
+    rename, replace, rmtree = os.rename, os.replace, shutil.rmtree
+
+    def step(*paths):
+        if any(str(p).startswith(str(docs)) for p in paths):
+            steps[0] += 1
+            return steps[0] == at
+        return False
+
+    def killed_rename(source, target, *args, **kwargs):
+        if step(source, target):
+            raise Killed
+        return rename(source, target, *args, **kwargs)
+
+    def killed_replace(source, target, *args, **kwargs):
+        if step(source, target):
+            raise Killed
+        return replace(source, target, *args, **kwargs)
+
+    def killed_rmtree(path, *args, **kwargs):
+        if step(path):
+            if os.path.isdir(path):
+                _half_removed(path)
+            raise Killed
+        return rmtree(path, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "rename", killed_rename)
+        patch.setattr(os, "replace", killed_replace)
+        patch.setattr(shutil, "rmtree", killed_rmtree)
+        try:
+            exporter.export(results, docs, log=lambda *a: None)
+        except Killed:
+            return None
+    return steps[0]
+
+
+def test_an_export_killed_at_any_step_loses_no_committed_line(tmp_path, monkeypatch):
+    """Issue 63 item 3: an export killed between removing the committed study and renaming
+    the new one in left the only copy in ``.NAME.building``, which the next export removed
+    first (a committed line the results folder lacks was lost). Killed before each of its
+    steps (a removal killed half-way), and the next export killed again early: at every
+    moment some folder holds every committed line, and the export after holds them all and
+    leaves nothing beside the study."""
+    from pvr_keras.sweeps import ResultsDir
+
+    exporter = scripts.load("tools/export_results.py")
+    committed = REPO / "docs" / "results" / "fast_slow_paper"  # copied, not drawn: quick
+    lines = ResultsDir(committed).read()[0]
+    ids = {r["id"] for r in lines}
+    definition = ResultsDir(committed).read_sweeps()["fast_slow_paper"]
+
+    def start(folder):
+        """A committed study and a results folder that lacks one of its runs."""
+        docs, results = folder / "docs", folder / "results"
+        shutil.copytree(committed, docs / "fast_slow_paper")
+        token = ResultsDir(results / "token", create=True)
+        for line in lines[1:]:
+            token.append(line)
+        token.write_sweep("fast_slow_paper", {**definition, "run_ids": sorted(ids)})
+        return docs, results
+
+    def held(docs):  # a folder beside the study (or the study) holding every committed line
+        folders = [p for p in docs.iterdir() if (p / "results.jsonl").is_file()]
+        return any(ids <= {r["id"] for r in ResultsDir(p).read()[0]} for p in folders)
+
+    docs, results = start(tmp_path / "legacy")  # as the earlier export left it, killed
+    (docs / "fast_slow_paper").rename(docs / ".fast_slow_paper.building")
+    exporter.export(results, docs, log=lambda *a: None)
+    assert [r["id"] for r in ResultsDir(docs / "fast_slow_paper").read()[0]] == [
+        r["id"] for r in lines
+    ]
+    docs, results = start(tmp_path / "count")
+    steps = _killed_export(exporter, results, docs, monkeypatch, at=0)
+    assert steps and held(docs)
+    for at in range(1, steps + 1):
+        for again in (None, 1, 2, 3):  # the next export killed too, early (its recovery)
+            docs, results = start(tmp_path / f"{at}_{again}")
+            assert _killed_export(exporter, results, docs, monkeypatch, at) is None
+            assert held(docs), (at, sorted(p.name for p in docs.iterdir()))
+            if again is not None:
+                _killed_export(exporter, results, docs, monkeypatch, again)
+                assert held(docs), (at, again, sorted(p.name for p in docs.iterdir()))
+            exporter.export(results, docs, log=lambda *a: None)
+            study = docs / "fast_slow_paper"
+            assert [r["id"] for r in ResultsDir(study).read()[0]] == [r["id"] for r in lines], (
+                at,
+                again,
+            )
+            assert sorted(p.name for p in docs.iterdir()) == ["fast_slow_paper"], (at, again)
