@@ -33,9 +33,9 @@ FULL = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)  # no room: the disk, a file si
 
 def _full(path, error):
     return DiskFull(
-        f"no space left writing {path} ({getattr(error, 'strerror', None) or error}); "
-        f"nothing was "
-        f"replaced: the last complete file is kept. Free some space and run again."
+        f"no space left on the device writing {path} "
+        f"({getattr(error, 'strerror', None) or error}); nothing was replaced: the last "
+        f"complete file is kept. Free some space and run again."
     )
 
 
@@ -197,10 +197,17 @@ class Lock:
             # The holder removed the file between our open and our lock (it finished):
             # this lock is on a file nobody else will see; take the one at the path now.
             handle.close()
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()} on {socket.gethostname()}\n")
+            handle.flush()
+        except BaseException as error:  # a full disk: the lock file made is not left behind
+            self.path.unlink(missing_ok=True)
+            handle.close()
+            if is_full(error):
+                raise _full(self.path, error) from None
+            raise
         self._file = handle
         return self
 

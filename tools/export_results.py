@@ -42,8 +42,10 @@ what is new and keeps what is committed: a study folder keeps its manifest, a ru
 it keeps its line (a run trained again under the same id, which ends with other wall times,
 does not replace it; the export says so), and a JSON file whose content is unchanged keeps its
 bytes, so a second export of the same records changes no byte. Delete a study's folder to
-export it afresh. Paths under RESULTS in the copied JSON files are written as ``RESULTS/...``,
-so that the records do not carry the folder of the machine that ran them.
+export it afresh. An export killed at any moment leaves a complete copy of each study, in
+its folder or beside it (``.NAME.building``, ``.NAME.old``), which the next export takes up
+before it reads the study. Paths under RESULTS in the copied JSON files are written as
+``RESULTS/...``, so that the records do not carry the folder of the machine that ran them.
 
 Nothing is read through a link inside a study folder (at a file or a sub-folder; the study
 folder itself may be one, as tools/studies/medium_studies.sh makes ``RESULTS/boolean``) or from a
@@ -54,6 +56,7 @@ committed study left as it was (``files.read_plain``).
 import argparse
 import contextlib
 import json
+import os
 import pathlib
 import shutil
 import sys
@@ -161,15 +164,56 @@ def _with_committed(lines, wanted, dest, name, log):
     return committed + [r for r in lines if r["id"] not in kept]
 
 
+def _recovered(dest, log=print):
+    """What an export of ``dest`` killed part-way left beside it, resolved so that ``dest``
+    is one complete copy of the study and nothing is left beside it. An export builds the
+    study in ``.NAME.building``, then renames the committed study aside to ``.NAME.old``,
+    renames the new one in and removes ``.NAME.old``: at no moment is there less than one
+    complete copy. So, with ``dest`` there, what is beside it is a build cut short or a
+    copy already replaced (removed); with ``dest`` missing, the killed export was between
+    its two renames and ``.NAME.building`` is the new study whole (renamed in), or, without
+    one, ``.NAME.old`` is the committed study (renamed back). A ``.NAME.building`` left where
+    no study is can also be a first export cut short: it is kept all the same (never delete
+    what may be the only copy), and this export merges its lines like any committed ones."""
+    building, old = _beside(dest, "building"), _beside(dest, "old")
+    if not os.path.lexists(dest):
+        for leftover in (building, old):
+            if os.path.isdir(leftover) and not os.path.islink(leftover):
+                os.rename(leftover, dest)
+                log(f"{dest}: recovered from {leftover.name}, left by an export killed "
+                    "part-way")  # fmt: skip
+                break
+    for leftover in (old, building):
+        if os.path.lexists(leftover):
+            shutil.rmtree(leftover)
+
+
+def _recover_all(dest, log):
+    """``_recovered`` for every study folder under ``dest`` (``dest/NAME``, and
+    ``dest/NAME/SUB`` of figure7 and gotu) an export killed part-way left a folder beside:
+    before any study is read, so that the lines of a recovered copy count as committed."""
+    for what in ("building", "old"):
+        for leftover in sorted([*dest.glob(f".*.{what}"), *dest.glob(f"*/.*.{what}")]):
+            name = leftover.name[1 : -len(what) - 1]
+            if name and leftover.is_dir():
+                _recovered(leftover.with_name(name), log)
+
+
+def _beside(dest, what):
+    """The folder beside ``dest`` an export uses as ``what`` (``.NAME.building``, ...)."""
+    return dest.with_name(f".{dest.name}.{what}")
+
+
 @contextlib.contextmanager
-def _swapped_in(dest):
+def _swapped_in(dest, log=print):
     """Yields a folder beside ``dest`` to write a study into; on success it replaces ``dest``,
     so a failure part-way (a figure that does not draw) leaves the study as it was, not half
-    deleted. Every file of ``dest`` that this export did not write again is carried over as
-    it is (an export never drops a committed file), and the results folder's append lock
-    (``.results.lock``, empty) is left behind."""
-    building = dest.with_name(f".{dest.name}.building")
-    shutil.rmtree(building, ignore_errors=True)
+    deleted, and a kill at any moment leaves a complete copy that the next export takes up
+    (``_recovered``). Every file of ``dest`` that this export did not write again is carried
+    over as it is (an export never drops a committed file), and the results folder's append
+    lock (``.results.lock``, empty) is left behind."""
+    _recovered(dest, log)
+    building, old = _beside(dest, "building"), _beside(dest, "old")
     try:
         yield building
     except BaseException:
@@ -177,14 +221,17 @@ def _swapped_in(dest):
         raise
     (building / ".results.lock").unlink(missing_ok=True)
     if dest.is_dir():
-        for old in sorted(dest.rglob("*")):
-            new = building / old.relative_to(dest)
-            if old.is_file() and not old.is_symlink() and not new.exists():
-                if old.name != ".results.lock":
+        for committed in sorted(dest.rglob("*")):
+            new = building / committed.relative_to(dest)
+            if committed.is_file() and not committed.is_symlink() and not new.exists():
+                if committed.name != ".results.lock":
                     new.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(old, new)
-    shutil.rmtree(dest, ignore_errors=True)
-    building.rename(dest)
+                    shutil.copy2(committed, new)
+    if os.path.lexists(dest):
+        os.rename(dest, old)  # the committed study aside, whole, until the new one is in
+    os.rename(building, dest)
+    if os.path.lexists(old):
+        shutil.rmtree(old)
 
 
 def _token_study(results, name, dest, log):
@@ -202,7 +249,7 @@ def _token_study(results, name, dest, log):
         log(f"{name}: started in {token}, no run finished yet, skipped")
         return None
     lines = _with_committed(lines, wanted, dest, name, log)
-    with _swapped_in(dest) as building:
+    with _swapped_in(dest, log) as building:
         target = _start(building, dest)
         for line in lines:
             target.append(line)
@@ -246,7 +293,7 @@ def _boolean_study(results, dest, log):
             log(f"boolean/{name}: no {name}.json yet (not finished), skipped")
     if not settings:
         return
-    with _swapped_in(dest) as building:
+    with _swapped_in(dest, log) as building:
         target = _start(building, dest)
         for run_id in dict.fromkeys(i for s in settings.values() for i in s["run_ids"]):
             target.append(lines[run_id])  # once, though settings share runs
@@ -296,7 +343,7 @@ def _listed_study(results, folder, summary, names, dest, label, log, then=None):
     ids = {r["run_dir"].rpartition("/")[2] for r in read_json(folder / summary)["runs"]}
     lines = _with_committed([r for r in source.read()[0] if r["id"] in ids], None, dest, label,
                             log)  # fmt: skip
-    with _swapped_in(dest) as building:
+    with _swapped_in(dest, log) as building:
         target = _start(building, dest)
         for line in lines:
             target.append(line)
@@ -327,6 +374,8 @@ def _chain_study(results, name, dest, log):
 
 def export(results, dest, log=print):
     results, dest = pathlib.Path(results), pathlib.Path(dest)
+    if dest.is_dir():
+        _recover_all(dest, log)
     token = results / "token"
     if token.is_dir():
         for name, study in TOKEN_STUDIES.items():
@@ -355,7 +404,7 @@ def export(results, dest, log=print):
         run = results / study
         if (run / "record.json").is_file():
             committed = dest / study
-            with _swapped_in(committed) as target:
+            with _swapped_in(committed, log) as target:
                 target.mkdir(parents=True)
                 for file in (*RUN_FILES, "config.json"):
                     if (run / file).is_file():
@@ -365,7 +414,7 @@ def export(results, dest, log=print):
     noise = results / "noise_sensitivity"
     if (noise / "noise_sensitivity.json").is_file():
         committed = dest / "noise_sensitivity"
-        with _swapped_in(committed) as target:
+        with _swapped_in(committed, log) as target:
             target.mkdir(parents=True)
             for file in NOISE_FILES:
                 if (noise / file).is_file():
@@ -384,7 +433,7 @@ def _image_study(results, study, dest, log):
     folder = results / study
     for run in sorted(folder.glob("*")) if folder.is_dir() else []:
         committed = dest / study / run.name
-        with _swapped_in(committed) as target:
+        with _swapped_in(committed, log) as target:
             target.mkdir(parents=True)
             for file in ("logits.json", "logits.csv", "logits.png", "config.json"):
                 if (run / file).is_file():

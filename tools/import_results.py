@@ -56,11 +56,12 @@ def _json(path, what="a JSON object"):
 def check_study(study):
     """Reads a whole exported study without writing: its folder, manifest, records (whole
     JSON objects with distinct ids, each a finished run's line: the fields every line has,
-    of their types, and finite numbers, ``results.line_problem``) and sweep definitions (each
-    with a list of run ids; runs not recorded yet, of a study in progress, are named in one
-    line); no link anywhere in it, no FIFO or device, no JSON nested deeper than a record.
-    Raises ``BadInput`` naming the file."""
-    from pvr_keras.sweeps.results import line_problem
+    of their types, finite numbers within 64 bits, accuracies in [0, 1], counts >= 0,
+    ``results.line_problem``) and sweep definitions (run ids and a figure spec that can be
+    drawn, ``results.sweep_problem``; runs not recorded yet, of a study in progress, are
+    named in one line); no link anywhere in it, no FIFO or device, no JSON nested deeper
+    than a record. Raises ``BadInput`` naming the file, the line and the field."""
+    from pvr_keras.sweeps.results import line_problem, sweep_problem
 
     study = pathlib.Path(study)
     if study.is_symlink() or not study.is_dir():
@@ -91,9 +92,11 @@ def check_study(study):
     if sweeps.exists() and not sweeps.is_dir():
         raise BadInput(f"{sweeps} is not a folder")
     for path in sorted(sweeps.glob("*.json")) if sweeps.is_dir() else []:
-        run_ids = _json(path, "a sweep definition").get("run_ids")
-        if not isinstance(run_ids, list) or not all(isinstance(i, str) for i in run_ids):
-            raise BadInput(f"{path} has no list of run_ids")
+        definition = _json(path, "a sweep definition")
+        problem = sweep_problem(definition)  # the rule of make_figures.py's reading too
+        if problem:
+            raise BadInput(f"{path} is not a sweep definition: {problem}")
+        run_ids = definition["run_ids"]
         missing = sorted(set(run_ids) - ids)
         if missing:  # a study in progress: the sweep trains them when it goes on
             print(f"{path}: {len(missing)} of its {len(set(run_ids))} runs not recorded yet "

@@ -20,11 +20,15 @@ This rewrites, under every path given:
 
 Sweep results (``results.jsonl``) need nothing: token run ids and lines are unchanged. A file
 that is current is left as it is (byte for byte); a change is written whole (atomically).
+A file that cannot be read, holds JSON of another shape or cannot be written (a read-only
+folder) is named and skipped, the others migrated, and the tool ends in one line, exit
+status 2; so does a path it cannot read (a name too long).
 """
 
 import argparse
 import dataclasses
 import json
+import os
 import pathlib
 import sys
 
@@ -97,13 +101,27 @@ def migrate_gotu_summary(summary, config):
     return {**summary, "config": rebuilt}, cli.config_sections(rebuilt)
 
 
+class Unwritable(OSError):
+    """A migrated file that cannot be written (a read-only folder, a full disk)."""
+
+
+def _write(path, text):
+    from pvr_keras import files
+
+    try:
+        files.write_text(path, text)
+    except OSError as error:
+        raise Unwritable(f"cannot write it ({error.strerror or error})") from None
+
+
 def migrate(paths, *, write=True, log=print):
     """Migrates every run record and recipe config under ``paths``; returns the files that
-    were (or, with ``write=False``, would be) changed. A file that cannot be read is named
-    and skipped; with any such file it raises ValueError at the end, after the others."""
+    were (or, with ``write=False``, would be) changed. A file that cannot be read (or of a
+    shape no record has) or written is named and skipped; with any such file it raises
+    ValueError at the end, after the others."""
     from pvr_keras import registry
     from pvr_keras.errors import UntrustedCode
-    from pvr_keras.files import read_json, write_text
+    from pvr_keras.files import read_json
 
     changed, unreadable = [], []
     for root in map(pathlib.Path, paths):
@@ -115,7 +133,10 @@ def migrate(paths, *, write=True, log=print):
             if path.name == "gotu.json" and (path.parent / "config_gotu.json").is_file():
                 try:
                     changed += _migrate_gotu(path, write, log)
-                except (OSError, ValueError, KeyError, TypeError) as error:
+                except Unwritable as error:
+                    log(f"skipped {path}: {error}")
+                    unreadable.append(path)
+                except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
                     log(f"skipped {path}: cannot migrate it ({error!r})")
                     unreadable.append(path)
                 continue
@@ -137,16 +158,21 @@ def migrate(paths, *, write=True, log=print):
             indent = 2 if is_config else 1
             if new is old or new == old:
                 continue
-            changed.append(path)
             if write:
-                write_text(path, json.dumps(new, indent=indent, default=str) + "\n")
+                try:
+                    _write(path, json.dumps(new, indent=indent, default=str) + "\n")
+                except Unwritable as error:
+                    log(f"skipped {path}: {error}")
+                    unreadable.append(path)
+                    continue
                 log(f"migrated {path}")
             else:
                 log(f"needs migrating: {path}")
+            changed.append(path)
     if unreadable:
         raise ValueError(
-            f"{len(unreadable)} file(s) could not be read (named above); the others were "
-            f"{'checked' if not write else 'migrated'}"
+            f"{len(unreadable)} file(s) could not be read or written (named above); the "
+            f"others were {'checked' if not write else 'migrated'}"
         )
     return changed
 
@@ -154,17 +180,22 @@ def migrate(paths, *, write=True, log=print):
 def _migrate_gotu(path, write, log):
     """The files of the gotu study ``path`` (its ``gotu.json``) that change (``write``: are
     rewritten)."""
-    from pvr_keras.files import read_json, write_text
+    from pvr_keras.files import read_json
 
     beside = path.parent / "config_gotu.json"
     summary, config = read_json(path), read_json(beside)
+    for file, found in ((path, summary), (beside, config)):
+        if not isinstance(found, dict) or not isinstance(found.get("config", {}), dict):
+            raise ValueError(f"{file.name} is not a gotu study's: a JSON object with a config")
     new_summary, new_config = migrate_gotu_summary(summary, config)
+    # The config first: a study stopped between the two (a full disk) still has its summary
+    # without the whole config, so the next migration writes the summary again.
     changed = [(p, new, indent) for p, old, new, indent in
-               [(path, summary, new_summary, 1), (beside, config, new_config, 2)]
+               [(beside, config, new_config, 2), (path, summary, new_summary, 1)]
                if new != old]  # fmt: skip
     for file, new, indent in changed:
         if write:
-            write_text(file, json.dumps(new, indent=indent) + "\n")
+            _write(file, json.dumps(new, indent=indent) + "\n")
             log(f"migrated {file}")
         else:
             log(f"needs migrating: {file}")
@@ -176,7 +207,14 @@ def main(argv=None):
     parser.add_argument("paths", nargs="+", help="run folders, results folders or files")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if old")
     args = parser.parse_args(argv)
-    missing = [p for p in args.paths if not pathlib.Path(p).exists()]
+    missing = []
+    for path in args.paths:
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            missing.append(path)
+        except OSError as error:  # a name too long, a path through a file, no permission
+            raise ValueError(f"cannot read {path} ({error.strerror})") from None
     if missing:
         raise FileNotFoundError(f"no such path: {', '.join(missing)}")
     changed = migrate(args.paths, write=not args.check)
@@ -187,6 +225,6 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (FileNotFoundError, ValueError) as error:
+    except (OSError, ValueError) as error:  # a path or a file it cannot read
         print(f"migrate_runs: error: {error}", file=sys.stderr)
         sys.exit(2)

@@ -20,6 +20,7 @@ killed outright (kill -9) leaves its partial folder; the next export of ``DIR`` 
 """
 
 import contextlib
+import errno
 import json
 import os
 import pathlib
@@ -103,6 +104,9 @@ def _claim(out, log):
         except (UnsafePath, DiskFull):
             raise
         except OSError as error:  # /proc, /sys, a read-only folder
+            if error.errno == errno.ENOSPC:
+                raise DiskFull(f"no space left on the device under {out.parent} "
+                               f"({error.strerror}); nothing was written") from None  # fmt: skip
             raise ValueError(
                 f"cannot write under {out.parent} ({error.strerror or error})"
             ) from None
@@ -116,6 +120,21 @@ def _place(building, out):
     except OSError as error:
         raise ValueError(f"{out} was changed during the export ({error.strerror}); nothing "
                          "was written there") from None  # fmt: skip
+
+
+def _write(writer, source, path, out):
+    """``writer(source, path)``; the disk filling up under it, a quota or a file size limit
+    (``ulimit -f``) is ``DiskFull`` (one line, the export's folder removed), whichever library
+    wrote (Python, pyarrow, TensorFlow)."""
+    try:
+        writer(source, path)
+    except Exception as error:  # noqa: BLE001 - TensorFlow's writers raise their own errors
+        if not files.is_full(error):
+            raise
+        raise DiskFull(
+            f"no space left writing the export of {out} ({str(error)[-80:]}); nothing was "
+            f"written there. Free some space and run again."
+        ) from None
 
 
 def _chunks(source):
@@ -250,8 +269,7 @@ def export(names, out, *, fmt="parquet", size="standard", data_dir=None, log=pri
             for split in lm_eval_export.SPLITS if fmt == "lm-eval" else catalog.SPLITS:
                 source = Source(config.name, split, size=size, data_dir=data_dir)
                 path = folder / f"{split}{FORMATS[fmt]}"
-                with files.room(path):  # a full disk or a file size limit: one line
-                    WRITERS[fmt](source, path)
+                _write(WRITERS[fmt], source, path, out)
                 log(f"{config.name} {split}: {len(source):,} examples -> "
                     f"{out / path.relative_to(building)}")  # fmt: skip
         if fmt == "lm-eval":

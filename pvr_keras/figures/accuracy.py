@@ -19,6 +19,8 @@ import csv
 import io
 import json
 import math
+import re
+import reprlib
 
 import matplotlib
 import matplotlib.ticker
@@ -137,13 +139,57 @@ def run_fields(records=()):
     return tuple(fields)
 
 
+# An accuracy field of the records (``test_accuracy``, ``train_accuracy``, ...): drawn on
+# [0, 1], and each names a PNG file, so letters, digits and _ only.
+METRIC = re.compile(r"[A-Za-z0-9_]*accuracy")
+
+
+def spec_problem(spec, where=""):
+    """What is wrong with a figure spec read from a file (a sweep's ``figure``), or None.
+
+    A spec is a JSON object with keys of ``FIGURES``' specs (any left out takes the
+    default): ``title`` a string, ``x`` and ``line`` field names, ``panels`` a list of
+    them, ``metrics`` a non-empty list of accuracy fields (``METRIC``), ``discard_below``
+    null or a number in [0, 1]. Whether the names are the records' run fields is for
+    ``check_spec``, with the records. ``where``: the spec's key in the file (``figure``),
+    put before each key named.
+    """
+    name = f"{where}." if where else ""
+    if not isinstance(spec, dict):
+        return f"{where or 'the figure spec'} is {reprlib.repr(spec)}, not a JSON object"
+    unknown = sorted(set(spec) - set(FIGURES["size_window"]))
+    if unknown:
+        return (f"not a key of a figure spec: {', '.join(map(str, unknown))} (it has "
+                f"{', '.join(FIGURES['size_window'])})")  # fmt: skip
+    for key, value in spec.items():
+        if key in ("title", "x", "line"):
+            if not isinstance(value, str):
+                return f"{name}{key} is {reprlib.repr(value)}, not a string"
+        elif key in ("panels", "metrics"):
+            if not isinstance(value, list) or (key == "metrics" and not value):
+                what = "field names" if key == "panels" else "at least one accuracy field"
+                return f"{name}{key} is {reprlib.repr(value)}, not a list of {what}"
+            for item in value:
+                if key == "panels" and not isinstance(item, str):
+                    return f"{name}{key} holds {reprlib.repr(item)}, not a field name"
+                if key == "metrics" and not (isinstance(item, str) and METRIC.fullmatch(item)):
+                    return (f"{name}{key} holds {reprlib.repr(item)}, not an accuracy field "
+                            "(test_accuracy, train_accuracy, ...)")  # fmt: skip
+        elif value is not None and (
+            not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1
+        ):  # discard_below
+            return f"{name}{key} is {reprlib.repr(value)}, not null or a number in [0, 1]"
+    return None
+
+
 def check_spec(spec, records=()):
     """A figure spec with defaults filled in, or a ValueError that says what is wrong."""
     if not isinstance(spec, dict):
-        raise ValueError(f"a figure spec must be a dict; received {spec!r}")
+        raise ValueError(f"a figure spec must be a dict; received {reprlib.repr(spec)}")
+    problem = spec_problem(spec)
+    if problem:
+        raise ValueError(f"a figure spec that cannot be drawn: {problem}")
     spec = {**FIGURES["size_window"], "title": "", **spec}
-    if spec["discard_below"] is not None and not 0 <= spec["discard_below"] <= 1:
-        raise ValueError(f"discard_below must be in [0, 1]; received {spec['discard_below']!r}")
     fields = run_fields(records)
     for name in (spec["x"], spec["line"], *spec["panels"]):
         if name not in fields:

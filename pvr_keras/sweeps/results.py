@@ -27,6 +27,7 @@ import json
 import math
 import os
 import pathlib
+import reprlib
 import time
 
 from pvr_keras.errors import DamagedFile, UnsafePath
@@ -106,12 +107,45 @@ _JSON_NAMES = {str: "a string", bool: "true or false", int: "a whole number", fl
                type(None): "null"}  # fmt: skip
 
 
+# Whole numbers a line holds that count something (a record's fields of its run config and
+# its results; fields of other kinds' records are checked as numbers only): none negative.
+COUNTS = ("epochs_completed", "num_params", "num_examples", "test_examples",
+          "train_eval_examples", "epochs", "warmup_epochs", "min_steps", "batch_size", "seed",
+          "curve_epoch")  # fmt: skip
+MAX_WHOLE = 2**63 - 1  # a line's whole numbers fit in 64 bits (NumPy, CSV and Parquet readers)
+
+
+def _scalars(record):
+    """``(field, value, listed)`` of every value in ``record`` that is not an object or a
+    list: its field (``key.sub`` inside objects) and whether it is an item of a list."""
+    stack = [(key, value, False) for key, value in reversed(record.items())]
+    while stack:  # iterative: a line is at most MAX_JSON_DEPTH deep (parse_json)
+        key, value, listed = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{key}.{k}", v, listed) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((key, v, True) for v in reversed(value))
+        else:
+            yield key, value, listed
+
+
+def _shown(value):
+    """``value`` for a message: a whole number too long to print by its digits, others by a
+    bounded ``repr``."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_WHOLE:
+        return f"a whole number of {len(str(abs(value)))} digits"
+    return reprlib.repr(value)
+
+
 def line_problem(record):
     """What is wrong with one results line taken from elsewhere (an exported study), or None.
 
-    A line is a JSON object with every field of ``LINE_FIELDS`` of its type, and every number
-    in it finite, but the losses (``*_loss``, ``curve_*_loss``) of a run whose loss became
-    NaN (``status`` "nan", failed), which the training loop records as they were.
+    A line is a JSON object with every field of ``LINE_FIELDS`` of its type; every number in
+    it finite and a whole number within 64 bits, but the losses (``*_loss``,
+    ``curve_*_loss``) of a run whose loss became NaN (``status`` "nan", failed), which the
+    training loop records as they were; every accuracy (``*accuracy``, and each of a
+    ``curve_*_accuracy``) a number in [0, 1] (null for a run without an epoch); every count
+    (``COUNTS``) a whole number >= 0; ``wall_time_s`` >= 0. The message names the field.
     """
     if not isinstance(record, dict):
         return f"a JSON {type(record).__name__}, not a run record"
@@ -122,18 +156,55 @@ def line_problem(record):
         value = record[key]
         if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
             names = [_JSON_NAMES[t] for t in types if not (t is int and float in types)]
-            return f"{key} is {value!r}, not {' or '.join(names)}"
+            return f"{key} is {_shown(value)}, not {' or '.join(names)}"
     nan_run = record["status"] == "nan" and record["failed"] is True
-    stack = list(record.items())
-    while stack:  # iterative: a line is at most MAX_JSON_DEPTH deep (parse_json)
-        key, value = stack.pop()
+    for key, value, listed in _scalars(record):
+        verb = "holds" if listed else "is"
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and isinstance(value, int) and abs(value) > MAX_WHOLE:
+            return f"{key} {verb} {_shown(value)} (a record's whole numbers fit in 64 bits)"
         if isinstance(value, float) and not math.isfinite(value):
-            if not (nan_run and key.endswith("_loss")):
-                return f"{key} is {value} (a finished run's numbers are finite)"
-        elif isinstance(value, dict):
-            stack.extend((f"{key}.{k}", v) for k, v in value.items())
-        elif isinstance(value, list):
-            stack.extend((key, v) for v in value)
+            if nan_run and key.endswith("_loss"):
+                continue
+            return f"{key} {verb} {value} (a finished run's numbers are finite)"
+        if key.endswith("accuracy") and (listed or value is not None):
+            if not number or not 0 <= value <= 1:
+                return f"{key} {verb} {_shown(value)}, not an accuracy in [0, 1]"
+        elif key in COUNTS and (listed or value is not None):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                return f"{key} {verb} {_shown(value)}, not a count (a whole number >= 0)"
+        elif key == "wall_time_s" and value < 0:
+            return f"{key} is {_shown(value)}, not a time >= 0"
+    return None
+
+
+SWEEP_KEYS = ("name", "figure", "run_ids")  # a sweep's definition (``write_sweep``)
+
+
+def sweep_problem(definition):
+    """What is wrong with a sweep's definition (``sweeps/<name>.json``) read from a file, or
+    None: a JSON object of ``SWEEP_KEYS``, ``run_ids`` a list of run ids (strings), ``name``
+    a string, ``figure`` null or a figure spec (``figures.accuracy.spec_problem``). The one
+    rule of every reader of sweeps (``read_sweeps``, tools/import_results.py). The message
+    names the field."""
+    if not isinstance(definition, dict):
+        return f"a JSON {type(definition).__name__}, not a JSON object"
+    unknown = sorted(set(definition) - set(SWEEP_KEYS))
+    if unknown:
+        return (f"not a key of a sweep definition: {', '.join(unknown)} (it has "
+                f"{', '.join(SWEEP_KEYS)}; the figure's keys go in figure)")  # fmt: skip
+    run_ids = definition.get("run_ids")
+    if not isinstance(run_ids, list):
+        return f"run_ids is {_shown(run_ids)}, not a list of run ids"
+    for run_id in run_ids:
+        if not isinstance(run_id, str) or not run_id:
+            return f"run_ids holds {_shown(run_id)}, not a run id (a string)"
+    if not isinstance(definition.get("name", ""), str):
+        return f"name is {_shown(definition['name'])}, not a string"
+    if definition.get("figure") is not None:
+        from pvr_keras.figures.accuracy import spec_problem  # matplotlib's module: lazily
+
+        return spec_problem(definition["figure"], "figure")
     return None
 
 
@@ -348,8 +419,8 @@ class ResultsDir:
 
     def read_sweeps(self):
         """``{name: definition}`` of the sweeps stored here (``UnsafePath`` for a link in
-        ``sweeps/``, ``DamagedFile`` for a definition that is not a JSON object with a list
-        of run ids)."""
+        ``sweeps/``, ``DamagedFile`` naming the file and the field for a definition that
+        ``sweep_problem`` refuses)."""
         if self.sweeps.is_symlink():
             raise UnsafePath(f"{self.sweeps} is a symbolic link; a results folder holds none")
         if not self.sweeps.is_dir():
@@ -359,8 +430,9 @@ class ResultsDir:
     @staticmethod
     def _definition(path):
         found = read_json(path)
-        if not isinstance(found, dict) or not isinstance(found.get("run_ids"), list):
-            raise DamagedFile(f"{path} is not a sweep definition (no list of run_ids)")
+        problem = sweep_problem(found)
+        if problem:
+            raise DamagedFile(f"{path} is not a sweep definition: {problem}")
         return found
 
 

@@ -160,3 +160,48 @@ def test_the_tool_exits_2_or_1_with_one_line(tmp_path, tool, no_work, capsys):
         assert tool.run(["token/w1", str(tmp_path / "b")]) == 1
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 3 and all(line.startswith("export_dataset: error: ") for line in err)
+
+
+def test_a_full_disk_leaves_no_lock_file(tmp_path, tool, no_work, monkeypatch, capsys):
+    """Issue 63: an export on a full disk failed writing its lock's holder line and left
+    ``.NAME.export.lock`` beside the target. It fails in one line (exit 1, the disk full)
+    and leaves nothing."""
+    import errno
+
+    class Full:  # the lock file's handle on a full disk: its holder line cannot be written
+        def __init__(self, handle):
+            self.handle = handle
+
+        def write(self, text):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __getattr__(self, name):
+            return getattr(self.handle, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+    fdopen = os.fdopen
+    monkeypatch.setattr(os, "fdopen", lambda *args, **kwargs: Full(fdopen(*args, **kwargs)))
+    assert tool.run(["token/w1", str(tmp_path / "out"), "--size", "small"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "no space left" in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_disk_filling_up_mid_export_is_one_line(tmp_path, tool, monkeypatch, capsys):
+    """A writer that runs out of space (``OSError`` ENOSPC from ``open``'s file or from
+    pyarrow) is one line, exit 1, with nothing left: no part, no lock."""
+    import errno
+
+    def full(source, path):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setitem(export.WRITERS, "parquet", full)
+    assert tool.run(["token/w1", str(tmp_path / "out"), "--size", "small"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "no space left writing the export" in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -4,6 +4,7 @@ import csv
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -15,7 +16,8 @@ from tests import scripts
 from tests.bounded import within
 from tests.plots import assert_plot
 
-TOOL = pathlib.Path(__file__).resolve().parents[2] / "tools" / "make_figures.py"
+REPO = pathlib.Path(__file__).resolve().parents[2]
+TOOL = REPO / "tools" / "make_figures.py"
 
 
 @pytest.fixture(scope="module")
@@ -169,3 +171,58 @@ def test_a_planted_link_fifo_or_deep_json_is_one_line_exit_2(tmp_path, capsys, k
     assert {"link": "symbolic link", "fifo": "not a plain file", "deep sweep": "nests deeper",
             "deep line": "1 unreadable lines"}[kind] in err  # fmt: skip
     assert not (results.path / "figures").exists()
+
+
+@pytest.mark.parametrize(
+    ("definition", "says"),
+    [
+        ({"run_ids": ["x"], "panels": 5, "discard_below": "0.5", "metrics": 5},
+         "not a key of a sweep definition: discard_below, metrics, panels"),
+        ({"figure": {"panels": 5}}, "figure.panels is 5"),
+        ({"figure": {"discard_below": "0.5"}}, "figure.discard_below is '0.5'"),
+        ({"figure": {"discard_below": 2}}, "figure.discard_below is 2"),
+        ({"figure": {"discard_below": True}}, "figure.discard_below is True"),
+        ({"figure": {"metrics": 5}}, "figure.metrics is 5"),
+        ({"figure": {"metrics": []}}, "figure.metrics is []"),
+        ({"figure": {"metrics": ["../../escaped_accuracy"]}}, "figure.metrics holds '../../"),
+        ({"figure": {"metrics": ["model"]}}, "figure.metrics holds 'model'"),
+        ({"figure": {"x": 5}}, "figure.x is 5"),
+        ({"figure": {"title": ["a"]}}, "figure.title is ['a']"),
+        ({"figure": {"colour": "red"}}, "not a key of a figure spec: colour"),
+        ({"figure": 5}, "figure is 5"),
+        ({"name": 5}, "name is 5"),
+        ({"run_ids": [5]}, "run_ids holds 5"),
+        ({"run_ids": "x"}, "run_ids is 'x'"),
+    ],
+)  # fmt: skip
+def test_a_bad_sweep_definition_is_one_line_exit_2(tmp_path, capsys, definition, says):
+    """Issue 63 item 12: a sweep file with ``panels`` 5, ``discard_below`` "0.5", ``metrics``
+    5 was a traceback of make_figures.py, and import_results.py took such a study in. Both
+    check a sweep's definition with one rule (``results.sweep_problem``): one line naming
+    the file and the field, exit 2, nothing drawn or written."""
+    study = tmp_path / "study"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
+    path = study / "sweeps" / "holdout_paper.json"
+    found = json.loads(path.read_text())
+    figure = definition.pop("figure", found["figure"])
+    if isinstance(figure, dict):  # one wrong field in the committed spec
+        figure = {**found["figure"], **figure}
+    path.write_text(json.dumps({**found, "figure": figure, **definition}))
+    drawn, to = tmp_path / "drawn", tmp_path / "to"
+    for tool, *argv in (("make_figures", study, "--out", drawn), ("import_results", study, to)):
+        status = scripts.exit_status(f"tools/{tool}.py", *argv)
+        err = capsys.readouterr().err
+        assert status == 2 and err.startswith(f"{tool}: error: ") and err.count("\n") == 1, err
+        assert str(path) in err and says in err, err
+    assert not drawn.exists() and not to.exists()
+    assert not list(tmp_path.rglob("escaped_accuracy*"))
+
+
+def test_every_committed_sweep_definition_passes():
+    """The rule of the test above takes every committed sweep."""
+    from pvr_keras.sweeps.results import sweep_problem
+
+    paths = list((REPO / "docs" / "results").rglob("sweeps/*.json"))
+    assert len(paths) > 20
+    for path in paths:
+        assert sweep_problem(json.loads(path.read_text())) is None, path

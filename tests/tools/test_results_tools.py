@@ -300,3 +300,163 @@ def test_a_gotu_export_writes_the_config_of_the_grid_it_analysed(tmp_path, capsy
     back = tmp_path / "docs" / "gotu" / "2parity"
     assert (back / "config_gotu.json").read_bytes() == (committed / "config_gotu.json").read_bytes()
     assert json.loads((back / "config_gotu.json").read_text())["grid"] == {"seed": [1, 2, 3]}
+
+
+class Killed(BaseException):  # not an Exception: no ``except Exception`` of the tool takes it
+    """A kill -9 of the export at this step: nothing after it runs."""
+
+
+def _half_removed(path):
+    """What a kill part-way through ``shutil.rmtree(path)`` leaves: half its files gone."""
+    found = sorted(p for p in pathlib.Path(path).rglob("*") if p.is_file())
+    for file in found[: len(found) // 2]:
+        file.unlink()
+
+
+def _killed_export(exporter, results, docs, monkeypatch, at):
+    """An export of ``results`` into ``docs`` killed before its ``at``-th rename, replace or
+    removal of a tree under ``docs`` (a removal killed half-way); returns the number of such
+    steps when it finished (``at`` beyond them), None when killed."""
+    steps = [0]
+    rename, replace, rmtree = os.rename, os.replace, shutil.rmtree
+
+    def step(*paths):
+        if any(str(p).startswith(str(docs)) for p in paths):
+            steps[0] += 1
+            return steps[0] == at
+        return False
+
+    def killed_rename(source, target, *args, **kwargs):
+        if step(source, target):
+            raise Killed
+        return rename(source, target, *args, **kwargs)
+
+    def killed_replace(source, target, *args, **kwargs):
+        if step(source, target):
+            raise Killed
+        return replace(source, target, *args, **kwargs)
+
+    def killed_rmtree(path, *args, **kwargs):
+        if step(path):
+            if os.path.isdir(path):
+                _half_removed(path)
+            raise Killed
+        return rmtree(path, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "rename", killed_rename)
+        patch.setattr(os, "replace", killed_replace)
+        patch.setattr(shutil, "rmtree", killed_rmtree)
+        try:
+            exporter.export(results, docs, log=lambda *a: None)
+        except Killed:
+            return None
+    return steps[0]
+
+
+def test_an_export_killed_at_any_step_loses_no_committed_line(tmp_path, monkeypatch):
+    """Issue 63 item 3: an export killed between removing the committed study and renaming
+    the new one in left the only copy in ``.NAME.building``, which the next export removed
+    first (a committed line the results folder lacks was lost). Killed before each of its
+    steps (a removal killed half-way), and the next export killed again early: at every
+    moment some folder holds every committed line, and the export after holds them all and
+    leaves nothing beside the study."""
+    from pvr_keras.sweeps import ResultsDir
+
+    exporter = scripts.load("tools/export_results.py")
+    committed = REPO / "docs" / "results" / "fast_slow_paper"  # copied, not drawn: quick
+    lines = ResultsDir(committed).read()[0]
+    ids = {r["id"] for r in lines}
+    definition = ResultsDir(committed).read_sweeps()["fast_slow_paper"]
+
+    def start(folder):
+        """A committed study and a results folder that lacks one of its runs."""
+        docs, results = folder / "docs", folder / "results"
+        shutil.copytree(committed, docs / "fast_slow_paper")
+        token = ResultsDir(results / "token", create=True)
+        for line in lines[1:]:
+            token.append(line)
+        token.write_sweep("fast_slow_paper", {**definition, "run_ids": sorted(ids)})
+        return docs, results
+
+    def held(docs):  # a folder beside the study (or the study) holding every committed line
+        folders = [p for p in docs.iterdir() if (p / "results.jsonl").is_file()]
+        return any(ids <= {r["id"] for r in ResultsDir(p).read()[0]} for p in folders)
+
+    docs, results = start(tmp_path / "legacy")  # as the earlier export left it, killed
+    (docs / "fast_slow_paper").rename(docs / ".fast_slow_paper.building")
+    exporter.export(results, docs, log=lambda *a: None)
+    assert [r["id"] for r in ResultsDir(docs / "fast_slow_paper").read()[0]] == [
+        r["id"] for r in lines
+    ]
+    docs, results = start(tmp_path / "count")
+    steps = _killed_export(exporter, results, docs, monkeypatch, at=0)
+    assert steps and held(docs)
+    for at in range(1, steps + 1):
+        for again in (None, 1, 2, 3):  # the next export killed too, early (its recovery)
+            docs, results = start(tmp_path / f"{at}_{again}")
+            assert _killed_export(exporter, results, docs, monkeypatch, at) is None
+            assert held(docs), (at, sorted(p.name for p in docs.iterdir()))
+            if again is not None:
+                _killed_export(exporter, results, docs, monkeypatch, again)
+                assert held(docs), (at, again, sorted(p.name for p in docs.iterdir()))
+            exporter.export(results, docs, log=lambda *a: None)
+            study = docs / "fast_slow_paper"
+            assert [r["id"] for r in ResultsDir(study).read()[0]] == [r["id"] for r in lines], (
+                at,
+                again,
+            )
+            assert sorted(p.name for p in docs.iterdir()) == ["fast_slow_paper"], (at, again)
+
+
+HUGE = "1" + "0" * 400  # a whole number no accuracy, count or array of NumPy holds
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("test_accuracy", "7.5", "test_accuracy is 7.5"),
+        ("test_accuracy", "-3", "test_accuracy is -3"),
+        ("test_accuracy", HUGE, "test_accuracy is a whole number of 401 digits"),
+        ("iid_test_accuracy", "1.5", "iid_test_accuracy is 1.5"),
+        ("iid_test_accuracy", '"0.5"', "iid_test_accuracy is '0.5'"),
+        ("curve_test_accuracy", "[0.5, 2.0]", "curve_test_accuracy holds 2.0"),
+        ("epochs_completed", "-1", "epochs_completed is -1"),
+        ("num_examples", HUGE, "num_examples is a whole number of 401 digits"),
+        ("num_params", "-5", "num_params is -5"),
+        ("num_params", "5.5", "num_params is 5.5"),
+        ("wall_time_s", "-2.0", "wall_time_s is -2.0"),
+        ("seed", "1" + "0" * 30, "seed is a whole number of 31 digits"),
+        ("curve_epoch", "[1, -2]", "curve_epoch holds -2"),
+        ("holdout_values", f"[1, {HUGE}]", "holdout_values holds a whole number of 401"),
+    ],
+)
+def test_import_refuses_numbers_no_run_records(tmp_path, capsys, field, value, says):
+    """Issue 63 item 7: accuracies of 7.5, -3 and a 400-digit whole number were taken in
+    (the figures then drew a mean accuracy of 3.06, or crashed). Each field is checked for
+    its kind and range: one line naming the file, the line and the field; nothing written."""
+    study = tmp_path / "holdout_paper"
+    shutil.copytree(REPO / "docs" / "results" / "holdout_paper", study)
+    lines = (study / "results.jsonl").read_text().splitlines()
+    record = json.loads(lines[1])
+    record[field] = "SENTINEL"
+    lines[1] = json.dumps(record).replace('"SENTINEL"', value)
+    (study / "results.jsonl").write_text("\n".join(lines) + "\n")
+    target = tmp_path / "target"
+    status = scripts.exit_status("tools/import_results.py", study, target)
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1, err
+    assert f"{study / 'results.jsonl'}, line 2" in err and says in err, err
+    assert not target.exists()
+
+
+def test_every_committed_line_is_a_run_record():
+    """The rule of the test above takes every line of every committed study."""
+    from pvr_keras.sweeps import ResultsDir
+    from pvr_keras.sweeps.results import line_problem
+
+    studies = [p.parent for p in (REPO / "docs" / "results").rglob("sweep.json")]
+    assert len(studies) > 10
+    for study in studies:
+        for record in ResultsDir(study).read()[0]:
+            assert line_problem(record) is None, (study, record["id"], line_problem(record))
