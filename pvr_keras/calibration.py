@@ -11,10 +11,13 @@ model, measuring them first when the cache has none.
 The cache (``cache_path()``: ``$PVR_ENGINE_CACHE``, else ``$XDG_CACHE_HOME/pvr_keras/
 engines.json``, else ``~/.cache/pvr_keras/engines.json``) holds the figures per machine key
 (``machine()``: the CPU model name and vector units, its cores, the versions of keras,
-tensorflow, jax, jaxlib and numpy; another CPU or a new version measures again) and per model
-(its name, width and batch). It is read as untrusted JSON: a damaged, oversized or foreign file is
-ignored with a one-line note (and replaced by the next measurement), never executed; it is
-written whole (``files.write_text``).
+tensorflow, jax, jaxlib and numpy; another CPU or a new version measures again) and per
+model's step (``family``: its name, width and batch, the arguments it is built with, so the
+task's shape, and the metric it trains for). It is read as untrusted JSON: a damaged,
+oversized or foreign file, or one another user owns or others may write, is ignored with a
+one-line note (and replaced by the next measurement), never executed; an entry that is not
+figures (a number no float holds) is ignored with a note too. It is written whole
+(``files.write_text``).
 
 The worker machinery (``Worker`` and ``serve`` here, the timed step in
 ``training.timing``, whose module each worker runs) is also what ``tools/probes/bench_engines.py``
@@ -29,6 +32,7 @@ import math
 import os
 import pathlib
 import platform
+import stat
 import statistics
 import subprocess
 import sys
@@ -105,13 +109,24 @@ def machine_key(found):
     return f"{found['cpu']} ({found['vector']}) | {found['cores']} cores | {versions}"
 
 
-def family(model, width, batch_size, population=1, kwargs=None):
-    """The cache key of a model: its name (or builder reference), width, the builder
-    arguments given beside them (``model_kwargs``), and batch (and the size of a population:
-    its figure is JAX's time per member's step)."""
-    given = "".join(f" {k}={_short(v)}" for k, v in sorted((kwargs or {}).items()))
-    name = f"{model} width {width:g}{given} batch {batch_size}"
-    return name if population == 1 else f"{name} population {population}"
+def family(model, width, batch_size, *, arguments, metric="accuracy", population=1):
+    """The cache key of a model's training step, what its cost depends on: the model's name
+    (or builder reference), width and batch, the arguments it is built with (``arguments``,
+    a run's ``model_arguments()``: the task's shape, such as the sequence length, vocabulary
+    and classes, or the input shape or bits, then the width's and ``model_kwargs``), the
+    metric it trains for (its loss), and the size of a population (its figure is JAX's time
+    per member's step): ``mlp width 1 batch 1024 | num_classes=10 seq_len=11 vocab=10 |
+    accuracy``. Caches written before keyed entries by the first three alone (``mlp width 1
+    batch 1024``): such an entry matches no key now, so its model is measured again."""
+    given = " ".join(f"{k}={_short(v)}" for k, v in sorted(arguments.items()))
+    name = f"{model} width {width:g} batch {batch_size} | {given} | {metric}"
+    return name if population == 1 else f"{name} | population {population}"
+
+
+def run_family(run, population=1):
+    """``family`` of a ``runconfig.Run``'s model, as its run trains it."""
+    return family(run.model, run.width, run.batch_size, arguments=run.model_arguments(),
+                  metric=run.spec.metric, population=population)  # fmt: skip
 
 
 def _short(value):
@@ -128,31 +143,59 @@ def cache_path(environ=None):
     return pathlib.Path(base) / "pvr_keras" / "engines.json"
 
 
+def _number(value):
+    """``value`` as a float if it is a number a float holds (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)  # a 400-digit int: OverflowError
+    except OverflowError:
+        return None
+
+
 def _figures(entry):
     """``entry``'s ``{backend: ms}`` if it is one (positive finite numbers of known
     backends), else None."""
     if not isinstance(entry, dict) or not isinstance(entry.get("ms_per_step"), dict):
         return None
-    ms = entry["ms_per_step"]
-    if not ms or not all(
-        b in CANDIDATES
-        and isinstance(v, int | float)
-        and not isinstance(v, bool)
-        and math.isfinite(v)
-        and v > 0
-        for b, v in ms.items()
-    ):
+    ms = {b: _number(v) for b, v in entry["ms_per_step"].items()}
+    if not ms or not all(b in CANDIDATES and v is not None and math.isfinite(v) and v > 0
+                         for b, v in ms.items()):  # fmt: skip
         return None
-    return {b: float(v) for b, v in ms.items()}
+    return ms
+
+
+def _own(info):
+    """Why a cache file of ``os.stat`` ``info`` is not trusted (another user owns it, or
+    group or others may write it: anyone could plant figures), or None."""
+    if info.st_uid != os.getuid():
+        return f"owned by another user (uid {info.st_uid})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"writable by others (mode {stat.S_IMODE(info.st_mode):o})"
+    return None
+
+
+def _read(path):
+    """The cache's JSON, if the file is ours (``_own``; checked before and after it is read:
+    the same file, still ours), else a ValueError saying why."""
+    before = os.lstat(path)
+    if stat.S_ISREG(before.st_mode) and _own(before):
+        raise ValueError(_own(before))
+    data = files.read_json(path, MAX_CACHE_BYTES)
+    after = os.lstat(path)
+    if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino) or _own(after):
+        raise ValueError(_own(after) or "replaced while read")
+    return data
 
 
 def load(path, say=print):
     """The cache at ``path`` as ``{machine key: {family: {"ms_per_step": ...}}}``: empty
-    when there is none, and when it is damaged or not a calibration cache (said in one
-    line). Entries that are not figures are dropped."""
+    when there is none, and when it is damaged, not a calibration cache, or not ours
+    (``_own``), said in one line. Entries that are not figures are dropped (said in one
+    line), never used."""
     path = pathlib.Path(path)
     try:
-        data = files.read_json(path, MAX_CACHE_BYTES)
+        data = _read(path)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ValueError(f"not a {FORMAT} file")
         if data.get("format_version") != FORMAT_VERSION or not isinstance(data.get("machines"),
@@ -164,14 +207,20 @@ def load(path, say=print):
         reason = str(error).splitlines()[0][:100] if str(error) else type(error).__name__
         say(f"engine cache {path} ignored ({reason}): measuring again")
         return {}
-    found = {}
+    found, dropped = {}, 0
     for key, families in data["machines"].items():
-        if isinstance(key, str) and isinstance(families, dict):
-            kept = {f: {"ms_per_step": _figures(e), **{k: e[k] for k in ("measured",)
-                                                        if isinstance(e.get(k), str)}}
-                    for f, e in families.items() if isinstance(f, str) and _figures(e)}  # fmt: skip
-            if kept:
-                found[key] = kept
+        if not isinstance(key, str) or not isinstance(families, dict):
+            dropped += 1
+            continue
+        kept = {f: {"ms_per_step": _figures(e), **{k: e[k] for k in ("measured",)
+                                                    if isinstance(e.get(k), str)}}
+                for f, e in families.items() if isinstance(f, str) and _figures(e)}  # fmt: skip
+        dropped += len(families) - len(kept)
+        if kept:
+            found[key] = kept
+    if dropped:
+        say(f"engine cache {path}: {dropped} entries that are not figures ignored (their "
+            f"models are measured again)")  # fmt: skip
     return found
 
 
@@ -185,16 +234,17 @@ def _say(line):
     print(line, flush=True)
 
 
-def calibrated(model, width, batch_size, *, arguments=None, metric="accuracy", path=None,
-               measure_fn=None, say=_say, population=1, kwargs=None):  # fmt: skip
+def calibrated(model, width, batch_size, *, arguments, metric="accuracy", path=None,
+               measure_fn=None, say=_say, population=1):  # fmt: skip
     """``{"ms_per_step", "cpu", "cores", "key", "family", "cache", "measured", "cached",
     "errors"}`` of ``model`` (built with ``arguments``, trained for ``metric``) on this
-    machine: from the cache, else measured now (said in one line, with how long it took)
-    and cached when every candidate was measured."""
+    machine: from the cache (its entry ``family``), else measured now (said in one line,
+    with how long it took) and cached when every candidate was measured."""
     path = cache_path() if path is None else pathlib.Path(path)
     found_machine = machine()
     key = machine_key(found_machine)
-    name = family(model, width, batch_size, population, kwargs)
+    name = family(model, width, batch_size, arguments=arguments, metric=metric,
+                  population=population)  # fmt: skip
     machines = load(path, say)
     entry = machines.get(key, {}).get(name)
     result = {"cpu": found_machine["cpu"], "cores": found_machine["cores"], "key": key,
@@ -206,7 +256,7 @@ def calibrated(model, width, batch_size, *, arguments=None, metric="accuracy", p
         f"(once; cached in {path})")  # fmt: skip
     start = time.perf_counter()
     more = {} if population == 1 else {"backends": which, "population": population}
-    ms, errors = (measure_fn or measure)(model, arguments or {}, batch_size, metric=metric,
+    ms, errors = (measure_fn or measure)(model, arguments, batch_size, metric=metric,
                                          **more)  # fmt: skip
     seconds = time.perf_counter() - start
     say(f"engine: measured in {seconds:.0f} s: " + ", ".join(

@@ -114,6 +114,23 @@ def check_instance(name, value, cls):
     return value
 
 
+def check_memory_need(what, need, fix):
+    """``need`` (bytes) if it is at most half of this machine's memory, else a one-line
+    ValueError saying what needs how much, and ``fix``. Counted before anything is allocated:
+    a size that would exhaust the machine is refused, not tried."""
+    have = memory_bytes()
+    if have is not None and need > have // 2:
+        raise ValueError(f"{what} needs about {_gigabytes(need)}, more than half of this "
+                         f"machine's {_gigabytes(have)}; {fix}")  # fmt: skip
+    return need
+
+
+def _gigabytes(nbytes):
+    """``nbytes`` as text: ``5,256 GB``, ``2.5 GB``."""
+    gb = nbytes / 1e9
+    return f"{gb:,.0f} GB" if gb >= 10 else f"{gb:.2g} GB"
+
+
 def memory_bytes():
     """This machine's memory, in bytes (None where the system does not say)."""
     import os

@@ -119,7 +119,7 @@ def _measured(run, cache, measure_fn, say):
         return only, f"none named; {only} is the only backend installed here", {}
     found = calibration.calibrated(
         run.model, run.width, run.batch_size, arguments=run.model_arguments(),
-        metric=run.spec.metric, path=cache, measure_fn=measure_fn, kwargs=run.model_kwargs,
+        metric=run.spec.metric, path=cache, measure_fn=measure_fn,
         **({"say": say} if say else {}),
     )  # fmt: skip
     ms = found["ms_per_step"]
@@ -188,8 +188,7 @@ def _population_measured(size, first, run, cache, measure_fn, say):
     from pvr_keras import calibration
 
     common = dict(arguments=run.model_arguments(), metric=run.spec.metric, path=cache,
-                  measure_fn=measure_fn, kwargs=run.model_kwargs,
-                  **({"say": say} if say else {}))  # fmt: skip
+                  measure_fn=measure_fn, **({"say": say} if say else {}))  # fmt: skip
     alone = calibration.calibrated(run.model, run.width, run.batch_size, **common)
     ms = dict(alone["ms_per_step"])
     figures = {"ms_per_step": ms,

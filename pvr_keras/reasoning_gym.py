@@ -163,9 +163,9 @@ class PvrDataset(ProceduralDataset):
         self.difficulty = config.difficulty()
 
     def __getitem__(self, idx):
-        if not is_integer(idx) or idx < 0:
-            raise IndexError(f"{self.config.dataset_name}: an index is a non-negative integer; "
-                             f"received {idx!r}")  # fmt: skip
+        if not is_integer(idx) or not 0 <= idx < 2**63:  # example indices are int64
+            raise IndexError(f"{self.config.dataset_name}: an index is a non-negative integer "
+                             f"below 2**63; received {idx!r}")  # fmt: skip
         [entry] = self.text.entries([idx])
         metadata = entry["metadata"]
         del metadata["size"]  # the catalog's size preset: no size of this dataset

@@ -36,7 +36,15 @@ import json
 from typing import Any
 
 from pvr_keras import kinds, registry
-from pvr_keras.checks import MAX_EXAMPLES, MAX_SEED, check_int, is_finite, memory_bytes
+from pvr_keras.checks import (
+    MAX_EXAMPLES,
+    MAX_SEED,
+    check_int,
+    check_memory_need,
+    is_finite,
+    is_integer,
+    memory_bytes,
+)
 from pvr_keras.fields import field
 from pvr_keras.hyperparams import OPTIMIZERS, RECIPES, SCHEDULES, TOKEN, VISUAL, TrainRecipe
 
@@ -258,6 +266,27 @@ class Run:
         fixed = dataclasses.replace(section, model=name, width=width)
         if fixed != section or type(fixed.width) is not type(section.width):
             object.__setattr__(self, "architecture", fixed)
+        self._check_shape(spec, model, name)
+
+    def _check_shape(self, spec, model, name):
+        """What the task's shape adds to training, counted before anything is built: a batch
+        of examples drawn (the task's ``example_bytes``, at the larger of the training and
+        evaluation batches) and, for a model of tokens, an embedding of every token value and
+        a logit of every class (``embedding_width`` floats each, ``TRAIN_BYTES`` a
+        parameter): at most half of this machine's memory (a one-line ValueError)."""
+        arguments = self.model_arguments()
+        batch = max(self.train.batch_size, spec.eval_batch_size or 0)
+        drawn = getattr(self.task, "example_bytes", 0) * batch
+        values = arguments.get("vocab", 0) + arguments.get("num_classes", 0)
+        tables = values * embedding_width(model, arguments) * TRAIN_BYTES
+        if drawn + tables:
+            shape = ", ".join(f"{k} {arguments[k]:,}" for k in ("seq_len", "vocab", "num_classes")
+                              if is_integer(arguments.get(k)))  # fmt: skip
+            check_memory_need(
+                f"a {self.kind} run of {name} ({shape}; batches of {batch:,} examples drawn, "
+                f"a table of every token value and class)", drawn + tables,
+                "choose a shorter sequence, fewer values or a smaller batch",
+            )  # fmt: skip
 
     # -- building and changing ----------------------------------------------------------------
 
@@ -369,6 +398,18 @@ class Run:
 
 
 _DEFAULTS = {}  # kind name -> (TaskKind, its default Run)
+
+
+def embedding_width(model, arguments):
+    """The floats a token model keeps per token value and per class: its embedding width as
+    built (``embed_dim`` or ``dim`` among ``arguments``, else the paper's, declared in its
+    ``widths``), at least 1 (a model of your own declares none)."""
+    paper = model.widths or {}
+    for key in ("embed_dim", "dim"):
+        found = arguments.get(key, paper.get(key))
+        if is_integer(found) and found > 0:
+            return int(found)
+    return 1
 
 
 def default_run(kind="token"):

@@ -36,11 +36,22 @@ def quiet(monkeypatch):
     monkeypatch.setattr(calibration, "busy", lambda: None)
 
 
+ARGUMENTS = {"dim": 64}
+
+
 def _calibrated(path, measure, lines=None, model="mixer"):
     return calibration.calibrated(
-        model, 0.125, 1024, arguments={"dim": 64}, path=path, measure_fn=measure,
+        model, 0.125, 1024, arguments=ARGUMENTS, path=path, measure_fn=measure,
         say=(lines if lines is not None else []).append,
     )  # fmt: skip
+
+
+def _cache(path, entry, name=None):
+    """A calibration cache at ``path`` holding ``entry`` for ``_calibrated``'s model here."""
+    name = name or calibration.family("mixer", 0.125, 1024, arguments=ARGUMENTS)
+    data = {"format": calibration.FORMAT, "format_version": calibration.FORMAT_VERSION,
+            "machines": {calibration.machine_key(MACHINE): {name: entry}}}  # fmt: skip
+    path.write_text(json.dumps(data))
 
 
 def test_measured_once_then_read_from_the_cache(tmp_path, here):
@@ -105,7 +116,8 @@ def test_a_cache_that_is_no_plain_file_is_ignored_without_blocking_or_following(
         os.mkfifo(path)  # reading it would wait for a writer forever
     elif kind == "link":
         planted = tmp_path / "planted.json"
-        machines = {calibration.machine_key(MACHINE): {calibration.family("mixer", 0.125, 1024):
+        name = calibration.family("mixer", 0.125, 1024, arguments=ARGUMENTS)
+        machines = {calibration.machine_key(MACHINE): {name:
                     {"ms_per_step": {"tensorflow": 9.0, "jax": 9.0}}}}  # fmt: skip
         planted.write_text(json.dumps({"format": calibration.FORMAT,
                                        "format_version": calibration.FORMAT_VERSION,
@@ -119,7 +131,7 @@ def test_a_cache_that_is_no_plain_file_is_ignored_without_blocking_or_following(
 
 def test_entries_that_are_not_figures_are_dropped_never_used(tmp_path, here):
     key = calibration.machine_key(MACHINE)
-    name = calibration.family("mixer", 0.125, 1024)
+    name = calibration.family("mixer", 0.125, 1024, arguments=ARGUMENTS)
     bad = [{"ms_per_step": {"tensorflow": -1.0, "jax": 2.0}},
            {"ms_per_step": {"tensorflow": "__import__('os')", "jax": 2.0}},
            {"ms_per_step": {"torch": 1.0}}, {"ms_per_step": {"jax": True}},
@@ -130,6 +142,52 @@ def test_entries_that_are_not_figures_are_dropped_never_used(tmp_path, here):
         path.write_text(json.dumps(data))
         measure = Measure({"tensorflow": 2.0, "jax": 1.0})
         assert not _calibrated(path, measure)["cached"] and len(measure.calls) == 1, entry
+
+
+def test_figures_past_a_float_are_ignored_with_a_note(tmp_path, here):
+    """A 400-digit number (JSON reads it as an int no float holds) is no figure: the entry
+    is ignored with one line, and the model measured again."""
+    path, lines = tmp_path / "engines.json", []
+    _cache(path, {"ms_per_step": {"tensorflow": 1.0, "jax": 2.0}})
+    path.write_text(path.read_text().replace("1.0", "1" + "0" * 400))
+    found = _calibrated(path, Measure({"tensorflow": 2.0, "jax": 1.0}), lines)
+    assert not found["cached"] and found["ms_per_step"] == {"tensorflow": 2.0, "jax": 1.0}
+    notes = [line for line in lines if "ignored" in line]
+    assert len(notes) == 1 and str(path) in notes[0] and "\n" not in notes[0]
+
+
+@pytest.mark.parametrize("mode, owner", [(0o666, "me"), (0o664, "me"), (0o646, "me"),
+                                         (0o644, "another")])  # fmt: skip
+def test_a_cache_others_could_write_is_ignored_with_a_note(tmp_path, here, monkeypatch, mode,
+                                                           owner):  # fmt: skip
+    """Figures in a file another user owns, or one group or others may write, could be
+    anyone's: ignored (one line), measured again, and the file replaced by one of ours."""
+    path, lines = tmp_path / "engines.json", []
+    _cache(path, {"ms_per_step": {"tensorflow": 9.0, "jax": 9.0}})
+    path.chmod(mode)
+    if owner == "another":
+        monkeypatch.setattr(calibration.os, "getuid", lambda: path.stat().st_uid + 1)
+    found = _calibrated(path, Measure({"tensorflow": 2.0, "jax": 1.0}), lines)
+    assert not found["cached"] and found["ms_per_step"] == {"tensorflow": 2.0, "jax": 1.0}
+    notes = [line for line in lines if "ignored" in line]
+    assert len(notes) == 1 and str(path) in notes[0] and "\n" not in notes[0]
+    monkeypatch.undo()
+    monkeypatch.setattr(calibration, "machine", lambda: dict(MACHINE))
+    monkeypatch.setattr(calibration, "busy", lambda: None)
+    assert _calibrated(path, Measure({}))["cached"]  # the file written now is trusted
+
+
+def test_entries_of_the_older_key_are_no_match(tmp_path, here):
+    """A cache written when entries were keyed without the task's shape (``mixer width
+    0.125 batch 1024``) is read without a note; its entry is no match, so the model is
+    measured again, and the other entries stay."""
+    path, lines = tmp_path / "engines.json", []
+    old = "mixer width 0.125 batch 1024"
+    _cache(path, {"ms_per_step": {"tensorflow": 9.0, "jax": 9.0}}, name=old)
+    found = _calibrated(path, Measure({"tensorflow": 2.0, "jax": 1.0}), lines)
+    assert not found["cached"] and not [line for line in lines if "ignored" in line]
+    families = json.loads(path.read_text())["machines"][calibration.machine_key(MACHINE)]
+    assert set(families) == {old, found["family"]}
 
 
 def test_a_failed_candidate_is_reported_and_not_cached(tmp_path, here):

@@ -76,6 +76,50 @@ def test_none_named_a_cpu_trains_on_the_backend_measured_fastest_for_the_model(t
     assert again[0] == fastest and "cached" in again[1]
 
 
+def _step(run):
+    """What a training step's cost depends on, written out: the model, the arguments it is
+    built with (the task's shape, the width, model_kwargs), the batch and the loss."""
+    return (run.model, sorted(run.model_arguments().items()), run.batch_size, run.spec.metric)
+
+
+SHAPES = [
+    Run.make("token"),
+    Run.make("token", seed=3, num_examples=500, window=3),  # other data, the same step
+    Run.make("token", num_values=20),  # a larger vocabulary and output
+    Run.make("token", model="mixer", width=0.125),
+    Run.make("token", model="mixer", width=0.25),
+    Run.make("token", batch_size=512),
+    Run.make("chain", length=2000),  # the token MLP's model, width and batch, at L = 2,000
+    Run.make("chain", length=40),
+    Run.make("boolean"),
+    Run.make("gotu"),
+    Run.make("gotu", num_bits=11),  # the boolean run's model and input width
+    Run.make("gotu", num_bits=40),
+]
+
+
+def test_the_engine_cache_keys_a_model_by_what_its_step_costs():
+    """Two runs share an engine-cache entry exactly when their steps are the same work."""
+    from pvr_keras import calibration
+
+    for a in SHAPES:
+        for b in SHAPES:
+            same = calibration.run_family(a) == calibration.run_family(b)
+            assert same == (_step(a) == _step(b)), (a.run_id, b.run_id)
+
+
+def test_a_run_of_another_shape_is_measured_again_and_one_shape_once(tmp_path):
+    token, chain = Run.make("token"), Run.make("chain", length=2000)
+    assert (token.model, token.width, token.batch_size) == (chain.model, chain.width,
+                                                           chain.batch_size)  # fmt: skip
+    measure = _measured({"tensorflow": 2.0, "jax": 1.0})
+    for run in (token, chain, token.replace(seed=5), chain.replace(num_examples=100)):
+        engines.choose(None, environ={}, gpu=False, run=run, cache=tmp_path / "e.json",
+                       measure_fn=measure, say=print)  # fmt: skip
+    assert [call[1] for call in measure.calls] == [token.model_arguments(),
+                                                   chain.model_arguments()]  # fmt: skip
+
+
 def test_a_regression_model_is_measured_as_one(tmp_path):
     run = Run.make("boolean")
     measure = _measured({"tensorflow": 2.0, "jax": 1.0})
@@ -233,4 +277,4 @@ def test_builder_arguments_given_beside_the_width_are_measured_apart(tmp_path):
                                       cache=tmp_path / "e.json", measure_fn=_measured(ms),
                                       say=print)  # fmt: skip
         assert backend == min(ms, key=ms.get)
-    assert "mlp width 1 embed_dim=8 widths=64,64 batch 128" in why
+    assert "mlp width 1 batch 128 | embed_dim=8 " in why and " widths=64,64 |" in why

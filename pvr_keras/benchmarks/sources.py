@@ -19,7 +19,7 @@ and the TFDS data dir of ``pvr_keras.data.load_images``).
 import numpy as np
 
 from pvr_keras.benchmarks import catalog
-from pvr_keras.checks import check_int
+from pvr_keras.checks import check_int, check_seed
 from pvr_keras.references import resolve
 
 
@@ -126,6 +126,8 @@ class Source:
         for name, value, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 1),
                                  ("worker", worker, 0), ("epoch", epoch, 0)):  # fmt: skip
             check_int(name, value, low)
+        if shuffle_seed is not None:
+            check_seed(shuffle_seed, "shuffle_seed")  # 1.7 would shuffle as 1, True as 1
         if worker >= num_workers:
             raise ValueError(f"worker must be below num_workers={num_workers}; received {worker}")
         order = np.arange(self.num_examples, dtype=np.int64)

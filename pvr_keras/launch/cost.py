@@ -42,7 +42,7 @@ def estimate(runs, recorded=(), cache_path=None):
     todo = [run for run in runs if run.run_id not in set(recorded)]
     by_model = collections.OrderedDict()
     for run in todo:
-        family = calibration.family(run.model, run.width, run.batch_size, kwargs=run.model_kwargs)
+        family = calibration.run_family(run)
         entry = by_model.setdefault(family, {"runs": 0, "steps": 0, "cpu_s": 0.0, "gpu_s": 0.0})
         count = steps(run)
         entry["runs"] += 1

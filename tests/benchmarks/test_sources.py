@@ -181,6 +181,22 @@ def test_workers_load_every_index_once(workers):
         next(src.batches(0))
 
 
+@pytest.mark.parametrize("seed", [1.7, 1.0, True, "1", -1, 2**63])
+def test_a_shuffle_seed_is_an_integer_seed(seed):
+    """A seed that is not one (1.7 shuffled as 1) is refused in one line."""
+    src = benchmarks.source("token/w2", "validation", size="small")
+    with pytest.raises(ValueError, match="shuffle_seed must be") as raised:
+        next(src.batches(64, shuffle_seed=seed))
+    assert "\n" not in str(raised.value) and repr(seed) in str(raised.value)
+
+
+@pytest.mark.parametrize("index", [2**63, 2**64 + 3, np.uint64(2**63)])
+def test_an_index_past_int64_is_named_as_given(index):
+    text = benchmarks.text_source("chain/l40-h1-4", "test")
+    with pytest.raises(ValueError, match=f"below 2\\*\\*63.*received {int(index)}$"):
+        text.entries(np.array([index]) if isinstance(index, np.integer) else [index])
+
+
 def test_token_and_boolean_sources_import_no_framework():
     code = ("import sys\nfrom pvr_keras import benchmarks\n"
             "benchmarks.source('token/w3-holdout6', 'train')[:10]\n"

@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from pvr_keras import data
-from pvr_keras.analysis import boolean_cube
+from pvr_keras.analysis import boolean_cube, fourier_coefficients
+from pvr_keras.analysis.boolean import bits_of
 from pvr_keras.data.numpy_examples import boolean_examples
 from pvr_keras.errors import ConfigError
 from pvr_keras.kinds.boolean import jax_data as device_boolean
+from pvr_keras.kinds.gotu.targets import MAX_TARGET_VALUE
 from pvr_keras.runconfig import Run
 from pvr_keras.tasks import BooleanTask, Domain, FunctionTask, parse_target
 from tests.stats import assert_uniform
@@ -142,13 +144,41 @@ def test_target_text_is_one_identity_whatever_its_spaces():
 
 
 SPELLINGS = {  # equal targets written differently: one canonical text, one run id
-    "x0": ["+x0", "x00", "1x0", "1.0*x0", "x0+0x1", "2x0-x0", "x0 + 1e308x0 - 1e308x0"],
-    "x0x1-1.25x1x2+1.5x0x2": ["x1x0 - 1.25x2x1 + 1.5x2x0", "+x0x1-1.250x1x2+0.75x0x2+0.75x2x0"],
-    "2x0-0.5": ["x0+x0-.5", "2e0x00 - 5e-1"],
+    "x0": [
+        "+x0",
+        "x00",
+        "1x0",
+        "1.0*x0",
+        "x0+0x1",
+        "2x0-x0",
+        "x0 + 1e308x0 - 1e308x0",
+        "staircase:1",
+        "parity:0",
+        "majority:0",
+        "min:0",
+        "max:0",
+    ],
+    "x0x1-1.25x1x2+1.5x0x2": [
+        "x1x0 - 1.25x2x1 + 1.5x2x0",
+        "+x0x1-1.250x1x2+0.75x0x2+0.75x2x0",
+        "1.5x0x2 + x0x1 - 1.25x1x2",
+        "-1.25x1x2+1.5x0x2+x0x1",
+    ],
+    "x0+x1": ["x1+x0", "x1 + x0 + 0x2"],
+    "x0x1": ["x1x0", "parity:0,1", "parity:1,0", "parity:00,1"],
+    "-0.5+2x0": ["2x0-0.5", "x0+x0-.5", "2e0x00 - 5e-1"],
     "0": ["x0-x0", "0.0"],
-    "parity:0,1": ["parity:1,0", "parity:00,1"],
+    "x0+x0x1": ["staircase:2", "x1x0+x0"],
+    "staircase:3": ["x0x1x2+x0x1+x0", "x0+x0x1+x0x1x2"],
+    "parity:all": ["parity:5,4,3,2,1,0", "x5x4x3x2x1x0", "x0x1x2x3x4x5"],
     "majority:all": ["majority:5,4,3,2,1,0"],
-    "cyclic:3": ["cyclic:03", "cyclic:+3"],
+    "majority:0,1,2": [
+        "majority:2,1,0",
+        "0.5x0+0.5x1+0.5x2-0.5x0x1x2",
+        "-0.5x2x1x0 + 0.5x2 + 0.5x1 + 0.5x0",
+    ],
+    "min:0,1": ["min:1,0", "-0.5+0.5x0+0.5x1+0.5x0x1", "0.5x1x0 + 0.5x1 + 0.5x0 - 0.5"],
+    "cyclic:3": ["cyclic:03", "cyclic:+3", "x0x1x2+x1x2x3+x2x3x4+x3x4x5+x4x5x0+x5x0x1"],
 }
 
 
@@ -163,6 +193,56 @@ def test_equal_targets_in_other_spellings_are_one_identity(canonical):
         np.testing.assert_array_equal(parse_target(text, 6).label(cube), run.task.label(cube))
 
 
+def _named_targets(d):
+    """Every named target on d bits, and each again as its Fourier expansion written out
+    (from the cube, ``fourier_coefficients``) in a shuffled order of terms."""
+    rng = np.random.default_rng(0)
+    texts = [f"{name}:{k}" for name in ("staircase", "cyclic") for k in range(1, d + 1)]
+    for size in range(1, d + 1):
+        for bits in itertools.combinations(range(d), size):
+            listed = ",".join(map(str, bits))
+            texts += [f"{name}:{listed}" for name in ("parity", "majority", "min", "max")]
+    out = list(texts)
+    for text in texts:
+        coefficients = fourier_coefficients(parse_target(text, d).label(boolean_cube(d)))
+        terms = [(c, "".join(f"x{b}" for b in bits_of(s))) for s, c in enumerate(coefficients)
+                 if c != 0]  # fmt: skip
+        rng.shuffle(terms)
+        out.append("+".join(f"{float(c)!r}{m}" for c, m in terms).replace("+-", "-"))
+    return out
+
+
+def test_targets_are_one_spelling_exactly_when_they_are_one_function():
+    """Against the cube: two targets on d = 4 bits (every named one, and each written out as a
+    polynomial in a shuffled order) have one canonical spelling exactly when their labels
+    agree on every point, and that spelling is the shortest of the ones seen for it."""
+    d, cube = 4, boolean_cube(4)
+    by_labels = {}
+    for text in _named_targets(d):
+        labels = tuple(parse_target(text, d).label(cube).tolist())
+        by_labels.setdefault(labels, set()).add(text)
+    for labels, texts in by_labels.items():
+        canonical = {FunctionTask(num_bits=d, target=t).target for t in texts}
+        assert len(canonical) == 1, texts
+        (spelling,) = canonical
+        assert len(spelling) <= min(len(t) for t in texts), (spelling, texts)
+        assert tuple(parse_target(spelling, d).label(cube).tolist()) == labels
+    spellings = [FunctionTask(num_bits=d, target=min(ts)).target for ts in by_labels.values()]
+    assert len(set(spellings)) == len(by_labels)  # other functions: other spellings
+
+
+def test_other_spellings_of_the_committed_targets_keep_their_run_ids():
+    """The committed gotu studies' targets are canonical as recorded; the same target written
+    otherwise is the same run."""
+    recorded = Run.make("gotu", target="x0x1-1.25x1x2+1.5x0x2", domain="parity:0,1,2")
+    other = Run.make("gotu", target="1.5x2x0 + x1x0 - 1.25x2x1", domain="parity:0,1,2")
+    assert other.run_id == recorded.run_id
+    assert Run.make("gotu", target="parity:0,1").run_id == Run.make("gotu").run_id  # x0x1
+    assert Run.make("gotu", target="x0x3x5x4 + x2x1x0", num_bits=18).task.target == (
+        "x0x1x2+x0x3x4x5"
+    )
+
+
 @pytest.mark.parametrize(
     "text, match",
     [
@@ -170,6 +250,8 @@ def test_equal_targets_in_other_spellings_are_one_identity(canonical):
         ("x0 - 1e999x1 + 1e999x1", "finite numbers"),
         ("1e308x0+1e308x0", "reaches inf"),  # the sum overflows
         ("1e19x0 + 1e19x1", "reaches 2e\\+19"),  # float32 labels: the squared error overflows
+        ("1e19x0", "reaches 1e\\+19"),  # one square is finite, a batch's sum of them is not
+        ("x0 + 2e9x1", "within \\+-1e\\+09"),
         ("x\u0663", "ASCII"),  # x3 in Arabic-Indic digits
         ("x\uff10", "ASCII"),  # x0 in full-width digits
         ("parity:\u0663", "ASCII"),
@@ -180,6 +262,24 @@ def test_a_target_with_unbounded_values_or_other_digits_is_refused(text, match):
         FunctionTask(num_bits=6, target=text)
     with pytest.raises(ValueError, match=match):
         Run.make("gotu", num_bits=6, target=text)
+
+
+def test_the_largest_target_value_keeps_a_float32_loss_finite():
+    """The bound on a target's values (``MAX_TARGET_VALUE``): a prediction wrong by twice
+    the largest label, squared and summed in float32 over 2**40 examples (a batch's mean, an
+    epoch's running mean), stays finite; at 1e19 (a finite square) it does not. A target at
+    the bound is accepted, one past it refused."""
+
+    def worst_sum(value):
+        error = np.float32(2) * np.float32(value)
+        with np.errstate(over="ignore"):
+            return error * error * np.float32(2**40)
+
+    assert np.isfinite(worst_sum(MAX_TARGET_VALUE))
+    assert not np.isfinite(worst_sum(1e19))
+    FunctionTask(num_bits=6, target=f"{MAX_TARGET_VALUE / 2!r}x0 - {MAX_TARGET_VALUE / 2!r}x1")
+    with pytest.raises(ValueError, match="float32"):
+        FunctionTask(num_bits=6, target=f"{MAX_TARGET_VALUE!r}x0 + 1")
 
 
 GENERATED = [

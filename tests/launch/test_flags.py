@@ -113,17 +113,19 @@ def test_dry_run_prints_steps_and_time_from_the_measured_engine(tmp_path, capsys
     on this machine (the engine cache), and on the GPU figure recorded for paper widths."""
     cache = tmp_path / "engines.json"
     key = calibration.machine_key(calibration.machine())
-    family = calibration.family("mlp", 1.0, 100)
-    calibration.save(cache, {key: {family: {"ms_per_step": {"tensorflow": 50.0, "jax": 20.0}}}})
-    monkeypatch.setenv("PVR_ENGINE_CACHE", str(cache))
     out = tmp_path / "grid"
     argv = [*GRID, "--seed", "0", "1", "2", "--num-examples", "3000", "--dry-run", "--out",
             str(out)]  # fmt: skip
+    (run, *_) = scripts.load("recipes/token_pvr.py").COMMAND.parse_all(argv).runs()
+    family = calibration.run_family(run)
+    calibration.save(cache, {key: {family: {"ms_per_step": {"tensorflow": 50.0, "jax": 20.0}}}})
+    monkeypatch.setenv("PVR_ENGINE_CACHE", str(cache))
     assert scripts.exit_status("recipes/token_pvr.py", *argv) == 0
     printed = capsys.readouterr().out
     # 3 runs x 2 epochs x 30 steps = 180 steps at 20 ms (JAX, the faster) = 3.6 s
     assert "3 of 3 runs to train, 180 training steps" in printed
-    assert "mlp width 1 batch 100: 3 runs, 180 steps; this machine 4 s" in printed
+    assert f"{family}: 3 runs, 180 steps; this machine 4 s" in printed
+    assert family.startswith("mlp width 1 batch 100 | ")
     assert not out.exists()
     # The paper's Mixer at batch 1024: the H200's recorded 40,800 examples/s.
     mixer = ["--model", "mixer", "--width", "1", "--num-examples", "1000000", "--epochs", "200",

@@ -51,8 +51,7 @@ def study_cost(recipe, flags, measure=False):
 
         firsts = {}
         for run in found["runs"]:
-            firsts.setdefault(calibration.family(run.model, run.width, run.batch_size,
-                                                 kwargs=run.model_kwargs), run)  # fmt: skip
+            firsts.setdefault(calibration.run_family(run), run)
         for run in firsts.values():
             engines.choose(run=run, calibrate=True, environ={})
         found = {**found, "cost": cost.estimate(found["runs"])}

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from pvr_keras.checks import check_int, is_integer
+from pvr_keras.checks import check_int, check_memory_need, is_integer
 from pvr_keras.fields import field
 from pvr_keras.tasks.aggregations import AGGREGATIONS, Names, aggregate, check_aggregation
 from pvr_keras.tasks.inputs import integer_tokens
@@ -31,6 +31,11 @@ from pvr_keras.tasks.inputs import integer_tokens
 WINDOW_MODES = ("cyclic", "restricted")
 MAX_VALUES = 2**31 - 1  # tokens and labels are int32
 MAX_WINDOW_CODES = 2**53  # holdout draws a window as one integer below num_values**window
+# Memory to draw one token of an example (its hash slot, the token, the window's gathers: 32
+# bytes measured in NumPy), and maj_vote's count of every value in a window (TensorFlow's
+# one-hot: 8 bytes per window position and value).
+DRAW_BYTES = 64
+VOTE_BYTES = 8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +91,11 @@ class TokenTask:
                 f"(seq_len - 1 = {self.num_positions}); received {self.window}"
             )
         object.__setattr__(self, "aggregation", check_aggregation(self.aggregation))
+        check_memory_need(
+            f"one example of {self.seq_len:,} tokens of {self.num_values:,} values "
+            f"(window {self.window}, {self.aggregation})", self.example_bytes,
+            "choose a shorter sequence or fewer values",
+        )  # fmt: skip
         if self.window_mode not in WINDOW_MODES:
             raise ValueError(
                 f"window_mode must be one of {', '.join(WINDOW_MODES)}; "
@@ -121,6 +131,13 @@ class TokenTask:
             object.__setattr__(
                 self, "holdout_values", None if values == tuple(range(self.window)) else values
             )
+
+    @property
+    def example_bytes(self):
+        """About the memory drawing one example takes (``DRAW_BYTES`` a token; maj_vote also
+        ``VOTE_BYTES`` per window position and value)."""
+        vote = VOTE_BYTES * self.window * self.num_values if self.aggregation == "maj_vote" else 0
+        return DRAW_BYTES * (self.seq_len + 2) + vote
 
     @property
     def num_positions(self):
