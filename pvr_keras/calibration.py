@@ -57,10 +57,13 @@ ALONE_BESIDE = "jax alone"  # a population's measurement: one run on JAX, timed 
 # ---- the machine and its cache ------------------------------------------------------------
 
 
+CPUINFO_BYTES = 16 << 20  # /proc/cpuinfo of a machine with hundreds of cores fits
+
+
 def cpu_name(cpuinfo="/proc/cpuinfo"):
     """The CPU's model name (``/proc/cpuinfo``; else ``platform``'s)."""
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        for line in pathlib.Path(cpuinfo).read_text().splitlines():
+    with contextlib.suppress(OSError, ValueError):  # ValueError: not a plain file, not UTF-8
+        for line in files.read_plain(cpuinfo, CPUINFO_BYTES).decode().splitlines():
             name, _, value = line.partition(":")
             if name.strip() == "model name" and value.strip():
                 return value.strip()
@@ -70,8 +73,8 @@ def cpu_name(cpuinfo="/proc/cpuinfo"):
 def vector_units(cpuinfo="/proc/cpuinfo"):
     """The widest vector instructions the CPU has (``avx512``, ``avx2``, ``neon``, ...), from
     its flags: a virtual machine may name a Zen 3 and a Zen 4 alike ("AMD EPYC")."""
-    with contextlib.suppress(OSError, UnicodeDecodeError):
-        for line in pathlib.Path(cpuinfo).read_text().splitlines():
+    with contextlib.suppress(OSError, ValueError):  # ValueError: not a plain file, not UTF-8
+        for line in files.read_plain(cpuinfo, CPUINFO_BYTES).decode().splitlines():
             name, _, value = line.partition(":")
             if name.strip() in ("flags", "Features"):
                 flags = set(value.split())
