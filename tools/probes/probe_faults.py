@@ -66,11 +66,13 @@ SWEEP = ["--models", "mlp", "--windows", "1", "--sizes", "1000", "2000", "3000",
 # What a failed case means: code ran, a secret was read, a reader hung, or something else
 # went wrong (not data lost); the other cases lose data when they fail.
 LABELS = {"planted_code": "CODE", "security": "CODE", "leaks": "LEAK", "hangs": "HANG",
-          "resources": "FAIL"}  # fmt: skip
+          "resources": "FAIL", "round3_code": "CODE", "round3_hangs": "HANG",
+          "round3_resources": "FAIL"}  # fmt: skip
 ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
 CASES = ("kills", "sweep_kills", "truncated", "overwritten", "full_disk", "planted_links",
          "nested", "planted_code", "results_tools", "security", "leaks",
-         "hangs", "resources")  # fmt: skip
+         "hangs", "resources", "round3_code", "round3_hangs", "round3_loss",
+         "round3_resources")  # fmt: skip
 
 
 def _bytes(path):
@@ -604,6 +606,213 @@ def case_results_tools(root):
     )
 
 
+# ---- round three: the readers every earlier fix missed -----------------------------------
+
+KILL_AT = """
+import os, runpy, shutil, signal, sys
+step, calls = int(sys.argv.pop(1)), [0]
+def killed(real):
+    def call(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == step:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(*args, **kwargs)
+    return call
+os.rename, os.replace, shutil.rmtree = killed(os.rename), killed(os.replace), killed(shutil.rmtree)
+sys.argv.pop(0)
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def _lines(study):
+    path = study / "results.jsonl"
+    return set(_text(path).splitlines()) if path.is_file() else set()
+
+
+def case_round3_code(root, reference):
+    """Returns (no code ran, what, tried): a flat config.json naming a file or a package
+    module as its kind, read by recipes pointed at its folder; evaluate.py --window 1 on a
+    record naming an aggregation file."""
+    marker = root / "round3_marker"
+    evil = _plant(root, marker, "evil_kind.py")
+    package = root / "round3_path" / "runz_probe"
+    package.mkdir(parents=True)
+    _plant(package, marker, "__init__.py")
+    (package / "kinds.py").write_text("KIND = None\n")
+    env = {**ENV, "PYTHONPATH": str(root / "round3_path")}
+    tried, said = 0, []
+    for kind in (f"{evil}:KIND", "runz_probe.kinds:KIND"):
+        for recipe, name in (("train.py", "config.json"), ("token_pvr.py", "config.json")):
+            out = root / f"round3_{tried}"
+            out.mkdir()
+            (out / name).write_text(json.dumps({"kind": kind, "model": "mlp", "window": 2}))
+            done = _tool(recipe, "--out", out, "--epochs", "1", env=env, timeout=300)
+            tried += 1
+            if not _one_line(done):
+                said.append(f"{recipe} on a config naming {kind.split(':')[0][-20:]}")
+    run = root / "round3_aggregation" / "run"
+    shutil.copytree(reference, run)
+    aggs = _plant(root, marker, "my_aggs.py")
+    record = _json(run / "record.json")
+    record["config"]["aggregation"] = f"{aggs}:mlp"
+    record["aggregation_source"] = str(aggs)
+    (run / "record.json").write_text(json.dumps(record))
+    for extra in ([], ["--window", "1"]):
+        _tool("evaluate.py", run, *extra, timeout=300)
+        tried += 1
+    ran = marker.exists()
+    return (not ran and not said,
+            f"{tried} readers of flat configs and of a recorded aggregation: "
+            f"{'code ran' if ran else 'no code ran'}" + (f"; {', '.join(said)}" if said else ""),
+            tried)  # fmt: skip
+
+
+def case_round3_hangs(root, reference):
+    """Returns (no hang, what, tried): a killed run's checkpoint files made a link to
+    /dev/zero or FIFOs, then resumed; a FIFO among benchmark.py's reference tables and at a
+    run's lock."""
+    killed = root / "round3_killed" / "run"
+    proc = _start("token_pvr", *TINY, "--out", str(killed))
+    _wait_for_epochs(killed, 2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    plants = {
+        "weights -> /dev/zero": lambda c: (
+            (c / "checkpoint" / "model.weights.h5").unlink(),
+            (c / "checkpoint" / "model.weights.h5").symlink_to("/dev/zero"),
+        ),
+        "FIFO checksums.json": lambda c: (
+            (c / "checkpoint" / "checksums.json").unlink(),
+            os.mkfifo(c / "checkpoint" / "checksums.json"),
+        ),
+        "FIFO checkpoint.old/state.json": lambda c: (
+            (c / "checkpoint.old" / "state.json").unlink(missing_ok=True),
+            (c / "checkpoint.old").mkdir(exist_ok=True),
+            os.mkfifo(c / "checkpoint.old" / "state.json"),
+        ),
+        "FIFO .lock": lambda c: os.mkfifo(c / ".lock"),
+    }
+    hangs, tried = [], 0
+    for what, plant in plants.items():
+        run = root / f"round3_hang_{tried}" / "run"
+        shutil.copytree(killed, run, symlinks=True)
+        plant(run)
+        tried += 1
+        if _tool("token_pvr.py", *TINY, "--out", run, timeout=300) is None:
+            hangs.append(what)
+    reference_dir = root / "round3_reference" / "quick"
+    reference_dir.mkdir(parents=True)
+    os.mkfifo(reference_dir / "theirs.json")
+    tried += 1
+    if _tool("benchmark.py", "--reference", reference_dir.parent, "--out",
+             root / "round3_bench") is None:  # fmt: skip
+        hangs.append("benchmark.py --reference with a FIFO")
+    return (not hangs, f"{tried} resumes and readers given links and FIFOs: "
+            + (f"hung: {', '.join(hangs)}" if hangs else "none hung"), tried)  # fmt: skip
+
+
+def case_round3_loss(root, reference):
+    """Returns (nothing lost, what, tried): export_results.py killed at each step of its swap
+    (and the next export with it), every committed line kept; a killed run's checkpoint left
+    in a folder is not continued by a run of another seed."""
+    committed = REPO / "docs" / "results" / "holdout_paper"
+    tried, lost = 0, []
+    for step in range(1, 6):
+        results = root / f"round3_export_{step}" / "results"
+        docs = root / f"round3_export_{step}" / "docs"
+        shutil.copytree(committed, docs / "holdout_paper")
+        before = _lines(docs / "holdout_paper")
+        subprocess.run([sys.executable, str(REPO / "tools" / "import_results.py"),
+                        str(committed), str(results / "token")], env=ENV,
+                       capture_output=True, timeout=300)  # fmt: skip
+        subprocess.run([sys.executable, "-c", KILL_AT, str(step),
+                        str(REPO / "tools" / "export_results.py"), str(results), str(docs)],
+                       env=ENV, capture_output=True, timeout=600)  # fmt: skip
+        _tool("export_results.py", results, docs, timeout=600)
+        tried += 1
+        if not before <= _lines(docs / "holdout_paper"):
+            lost.append(f"export killed at step {step}")
+    killed = root / "round3_seed" / "run"
+    proc = _start("token_pvr", *TINY, "--out", str(killed))
+    _wait_for_epochs(killed, 2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    (killed / "record.json").unlink()  # the record gone: only the checkpoint says whose
+    (killed / "config.json").unlink(missing_ok=True)
+    done = _tool("token_pvr.py", *TINY, "--seed", "1", "--out", killed, timeout=300)
+    tried += 1
+    if not _one_line(done):
+        lost.append("a seed-1 run continued seed 0's checkpoint")
+    return (not lost, f"{tried} kills and left checkpoints: "
+            + ("; ".join(lost) or "nothing lost, nothing adopted"), tried)  # fmt: skip
+
+
+def case_round3_resources(root):
+    """Returns (each refused in one line, within bounds, what, tried): sizes past memory,
+    numbers past float32, bad names and paths, a file size limit."""
+    tried, bad = 0, []
+    limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30)); "
+    snippets = {
+        "Run.make('chain', length=10**9)":
+            "from pvr_keras.runconfig import Run; Run.make('chain', length=10**9)",
+        "reasoning_gym length=10**9": "from pvr_keras import reasoning_gym as g; "
+            "g.create_dataset('pvr_chain_l40_h1_4', length=10**9, size=1)[0]",
+        "gotu 1e19x0": "from pvr_keras.runconfig import Run; Run.make('gotu', target='1e19x0')",
+    }  # fmt: skip
+    for what, code in snippets.items():
+        done = subprocess.run([sys.executable, "-c", limit + code], env=ENV, capture_output=True,
+                              text=True, timeout=120)  # fmt: skip
+        tried += 1
+        if done.returncode == 0 or "ValueError" not in done.stderr or "MemoryError" in done.stderr:
+            bad.append(what)
+    cache = root / "round3_cache.json"  # this machine's figures, then one past any float
+    cached_env = {**ENV, "PVR_ENGINE_CACHE": str(cache)}
+    cached_env.pop("PVR_ENGINE", None)
+    small = ("--epochs", "1", "--num-examples", "1000", "--test-examples", "200",
+             "--min-steps", "0", "--width", "0.125")  # fmt: skip
+    _tool("train.py", *small, "--out", root / "round3_measured", env=cached_env, timeout=600)
+    if cache.is_file():
+        import re
+
+        cache.write_text(re.sub(r"(\d+\.\d+)", "1" + "0" * 400, _text(cache), count=1))
+    out = root / "round3_out"
+    for what, args, env in (
+        ("an engine cache holding a 400-digit number",
+         ("train.py", *small, "--out", out / "cache"), cached_env),
+        ("--out '{model.name}'", ("train.py", "--out", out / "{model.name}"), None),
+        ("--out '{seed[0]}'", ("train.py", "--out", "{seed[0]}"), None),
+        ("a 300-character --out", ("train.py", "--out", out / ("a" * 300)), None),
+        ("evaluate.py on a 300-character path", ("evaluate.py", out / ("b" * 300)), None),
+    ):  # fmt: skip
+        done = _tool(*args, env=env, timeout=300, cwd=root)
+        tried += 1
+        ok = (
+            done is not None
+            and "Traceback" not in done[2]
+            and (done[0] in (1, 2) or what.startswith("an engine cache") and done[0] in (0, 3))
+        )
+        if not ok:
+            bad.append(what)
+    for fmt in ("text", "parquet"):
+        command = [
+            sys.executable,
+            str(REPO / "tools" / "export_dataset.py"),
+            "--format",
+            fmt,
+            "--size",
+            "small",
+            "token/w3",
+            str(root / f"round3_limited_{fmt}"),
+        ]
+        done = subprocess.run(["bash", "-c", 'ulimit -f 64; exec "$@"', "-", *command],
+                              env=ENV, capture_output=True, text=True, timeout=300)  # fmt: skip
+        tried += 1
+        if done.returncode != 1 or "Traceback" in done.stderr:
+            bad.append(f"export {fmt} at a file size limit")
+    return (not bad, f"{tried} resource cases: " + ("; ".join(bad) or "each bounded, one line"),
+            tried)  # fmt: skip
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--kills", type=int, default=4, help="random kills per killed case")
@@ -632,6 +841,10 @@ def main(argv=None):
             "leaks": lambda: case_leaks(root),
             "hangs": lambda: case_hangs(root, reference),
             "resources": lambda: case_resources(root),
+            "round3_code": lambda: case_round3_code(root, reference),
+            "round3_hangs": lambda: case_round3_hangs(root, reference),
+            "round3_loss": lambda: case_round3_loss(root, reference),
+            "round3_resources": lambda: case_round3_resources(root),
         }
         for name, case in cases.items():
             if args.only and name not in args.only:
