@@ -144,3 +144,40 @@ def test_kinds_by_name_or_reference(user_files):
         kinds.kind("kinds_file.py:ALIAS")
     with pytest.raises(ValueError, match="register_kind takes a TaskKind"):
         kinds.register_kind("token")
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        '"x"',
+        "",
+        'kind="token", widths=5',
+        'kind="token", params="a"',
+        "kind=5",
+        '"x", kind="token", name="y"',
+        '"x", kind="token", width_multiple=0',
+        '"x", kind="token", widths={"a": [1, -2]}',
+        '"x", kind="token", colour=1',
+        '"x", kind=KIND',
+        '"x", *ARGS',
+    ],  # fmt: skip
+)
+def test_a_declaration_register_model_would_refuse_is_one_valueerror(tmp_path, declaration):
+    """A builder file's ``@register_model(...)`` is read from its source (for ``--help``,
+    ``migrate_runs.py --check``, a run's check): what ``register_model`` would refuse, or
+    anything not a literal, is one ``ValueError`` naming the file, not a KeyError or
+    TypeError from deep inside."""
+    nets = tmp_path / "nets.py"
+    nets.write_text(
+        "from pvr_keras.registry import register_model\n"
+        f"@register_model({declaration})\n"
+        "def net(seq_len=11, vocab=10, num_classes=10):\n    return None\n"
+    )
+    with pytest.raises(ValueError, match="register_model") as raised:
+        registry.model_spec(f"{nets}:net")
+    assert type(raised.value) is ValueError and "\n" not in str(raised.value)
+
+
+def test_a_declaration_it_would_take_is_read():
+    spec = registry.model_spec("mlp")
+    assert spec.kind == "token" and spec.params and spec.widths
