@@ -178,17 +178,15 @@ def _own(info):
     return None
 
 
+def _refuse_not_own(info):
+    if _own(info):
+        raise ValueError(_own(info))
+
+
 def _read(path):
-    """The cache's JSON, if the file is ours (``_own``; checked before and after it is read:
-    the same file, still ours), else a ValueError saying why."""
-    before = os.lstat(path)
-    if stat.S_ISREG(before.st_mode) and _own(before):
-        raise ValueError(_own(before))
-    data = files.read_json(path, MAX_CACHE_BYTES)
-    after = os.lstat(path)
-    if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino) or _own(after):
-        raise ValueError(_own(after) or "replaced while read")
-    return data
+    """The cache's JSON, if the file is ours (``_own``, checked on the open file before a
+    byte is read), else a ValueError saying why."""
+    return files.read_json(path, MAX_CACHE_BYTES, check=_refuse_not_own)
 
 
 def load(path, say=print):

@@ -377,7 +377,7 @@ def _open_plain(path, inside=None):
     return fd, info
 
 
-def read_plain(path, max_bytes=MAX_READ_BYTES, *, inside=None):
+def read_plain(path, max_bytes=MAX_READ_BYTES, *, inside=None, check=None):
     """The bytes of ``path``, read once, if it is a plain file of at most ``max_bytes``.
 
     Every reader of a file the library did not just write goes through here: the file type
@@ -385,6 +385,8 @@ def read_plain(path, max_bytes=MAX_READ_BYTES, *, inside=None):
     blocks or floods a reader, and no link is followed. With ``inside`` (a folder, ``path``
     written as ``inside/...``), no ``..`` and no link on the way down from ``inside`` either:
     a name taken from a document (a value marker's study) reads nothing outside that folder.
+    ``check(info)``, when given, sees the open file's ``os.fstat`` before a byte is read and
+    refuses it by raising (a file another user may have written).
 
     Raises:
         FileNotFoundError: nothing is there.
@@ -395,6 +397,12 @@ def read_plain(path, max_bytes=MAX_READ_BYTES, *, inside=None):
     if info.st_size > max_bytes:
         os.close(fd)
         raise DamagedFile(f"{path} is larger than {max_bytes} bytes ({info.st_size})")
+    if check is not None:  # sees the open file's ``os.fstat`` (its owner, its mode) first
+        try:
+            check(info)
+        except BaseException:
+            os.close(fd)
+            raise
     with os.fdopen(fd, "rb") as file:
         data = file.read(max_bytes + 1)
     if len(data) > max_bytes:
@@ -495,6 +503,7 @@ def parse_json(data, where, max_depth=MAX_JSON_DEPTH):
     return value
 
 
-def read_json(path, max_bytes=MAX_READ_BYTES, max_depth=MAX_JSON_DEPTH, *, inside=None):
+def read_json(path, max_bytes=MAX_READ_BYTES, max_depth=MAX_JSON_DEPTH, *, inside=None,
+              check=None):  # fmt: skip
     """The JSON value in the plain file ``path`` (``read_plain``, then ``parse_json``)."""
-    return parse_json(read_plain(path, max_bytes, inside=inside), path, max_depth)
+    return parse_json(read_plain(path, max_bytes, inside=inside, check=check), path, max_depth)
