@@ -20,6 +20,7 @@ import math
 import numbers
 
 MAX_SEED = 2**63  # stream keys hash a seed modulo 2**64: a larger seed would alias a smaller one
+MAX_INDEX = 2**63  # example indices are int64
 MAX_EXAMPLES = 2**31 - 1  # example indices are int32 on the device
 MAX_COUNT = 2**31 - 1  # batch sizes, epochs and steps are int32 counters in the engines
 

@@ -44,7 +44,7 @@ from typing import ClassVar
 from pvr_keras import kinds
 from pvr_keras.benchmarks import catalog, text
 from pvr_keras.benchmarks.sources import Source
-from pvr_keras.checks import check_choice, check_int, check_seed, is_integer
+from pvr_keras.checks import MAX_INDEX, check_choice, check_int, check_seed, is_integer
 
 try:
     import reasoning_gym  # noqa: F401
@@ -163,9 +163,9 @@ class PvrDataset(ProceduralDataset):
         self.difficulty = config.difficulty()
 
     def __getitem__(self, idx):
-        if not is_integer(idx) or not 0 <= idx < 2**63:  # example indices are int64
+        if not is_integer(idx) or not 0 <= idx < MAX_INDEX:  # example indices are int64
             raise IndexError(f"{self.config.dataset_name}: an index is a non-negative integer "
-                             f"below 2**63; received {idx!r}")  # fmt: skip
+                             f"that fits int64; received {idx!r}")  # fmt: skip
         [entry] = self.text.entries([idx])
         metadata = entry["metadata"]
         del metadata["size"]  # the catalog's size preset: no size of this dataset

@@ -6,6 +6,7 @@ import numpy as np
 
 from pvr_keras.checks import (  # noqa: F401  (the streams' checks, in one import)
     MAX_EXAMPLES,
+    MAX_INDEX,
     check_instance,
     check_int,
     check_positive,
@@ -49,12 +50,12 @@ def check_index(index):
     index = np.asarray(index)
     if index.dtype == object and index.ndim == 1 and all(map(is_integer, index.tolist())):
         largest = max(index.tolist())  # Python ints NumPy holds in no integer dtype
-        if largest >= 2**63:
-            raise ValueError(f"indices must be below 2**63 (int64); received {largest}")
+        if largest >= MAX_INDEX:
+            raise ValueError(f"indices must fit int64; received {largest}")
     if index.ndim != 1 or not (index.size == 0 or np.issubdtype(index.dtype, np.integer)):
         raise ValueError(f"index must be a 1-D array of integers; received {index!r:.80}")
     if index.size and index.min() < 0:
         raise ValueError(f"indices must be non-negative; received {int(index.min())}")
-    if index.dtype.kind == "u" and index.size and index.max() >= 2**63:  # the cast would wrap
-        raise ValueError(f"indices must be below 2**63 (int64); received {int(index.max())}")
+    if index.dtype.kind == "u" and index.size and index.max() >= MAX_INDEX:  # a cast would wrap
+        raise ValueError(f"indices must fit int64; received {int(index.max())}")
     return index.astype(np.int64)

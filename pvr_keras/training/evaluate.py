@@ -145,15 +145,15 @@ def load_model(path, model=None, source=None, sha256=None):
     # Keras opens the file by name: it reads a private copy of the bytes checked here (a
     # plain file, no link, no FIFO; the recorded SHA-256), never a file swapped in since.
     with files.private_copy(path) as copy:
-        if sha256 is not None and files.sha256(copy) != sha256:
-            raise DamagedFile(
-                f"{path} was changed after it was saved (its SHA-256 is not the one its run "
-                f"recorded); train the run again or restore the file"
-            )
         if not zipfile.is_zipfile(copy):
             raise DamagedFile(
                 f"{path} is not a whole saved Keras model (not a .keras archive: cut short, "
                 f"empty or overwritten)"
+            )
+        if sha256 is not None and files.sha256(copy) != sha256:
+            raise DamagedFile(
+                f"{path} was changed after it was saved (its SHA-256 is not the one its run "
+                f"recorded); train the run again or restore the file"
             )
         if model is not None and registry.is_reference(model):
             if source:

@@ -150,7 +150,7 @@ def _with_line(study, change):
 NOT_A_RUN = [
     ("the issue's line", "not a run record: no status, failed, epochs_completed"),
     ("NaN accuracy", "test_accuracy is nan"),
-    ("infinite curve value", "curve_test_accuracy is inf"),
+    ("infinite curve value", "curve_test_accuracy holds inf"),
     ("NaN loss of a finished run", "train_loss is nan"),
     ("failed a string", "failed is 'no', not true or false"),
     ("epochs a bool", "epochs_completed is True, not a whole number"),

@@ -55,8 +55,7 @@ import tempfile
 import time
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))  # this checkout's library, whichever is installed
-from pvr_keras import files  # noqa: E402
+from pvr_keras import files  # noqa: E402  (the library the recipes run)
 
 TINY = ["--num-examples", "3000", "--test-examples", "500", "--epochs", "6", "--min-steps",
         "0", "--warmup-epochs", "1", "--batch-size", "256", "--width", "0.25"]  # fmt: skip
@@ -757,7 +756,7 @@ def case_round3_resources(root):
     snippets = {
         "Run.make('chain', length=10**9)":
             "from pvr_keras.runconfig import Run; Run.make('chain', length=10**9)",
-        "reasoning_gym length=10**9": "from pvr_keras import reasoning_gym as g; "
+        "reasoning_gym length=10**9": "import reasoning_gym as g, pvr_keras.reasoning_gym; "
             "g.create_dataset('pvr_chain_l40_h1_4', length=10**9, size=1)[0]",
         "gotu 1e19x0": "from pvr_keras.runconfig import Run; Run.make('gotu', target='1e19x0')",
     }  # fmt: skip
