@@ -30,6 +30,7 @@ import pathlib
 import reprlib
 import time
 
+from pvr_keras.checks import MAX_INDEX
 from pvr_keras.errors import DamagedFile, UnsafePath
 from pvr_keras.files import open_file, parse_json, read_json, read_plain, write_text
 
@@ -112,7 +113,7 @@ _JSON_NAMES = {str: "a string", bool: "true or false", int: "a whole number", fl
 COUNTS = ("epochs_completed", "num_params", "num_examples", "test_examples",
           "train_eval_examples", "epochs", "warmup_epochs", "min_steps", "batch_size", "seed",
           "curve_epoch")  # fmt: skip
-MAX_WHOLE = 2**63 - 1  # a line's whole numbers fit in 64 bits (NumPy, CSV and Parquet readers)
+MAX_WHOLE = MAX_INDEX - 1  # a line's whole numbers fit in 64 bits (NumPy, CSV and Parquet readers)
 
 
 def _scalars(record):
