@@ -36,6 +36,15 @@ Every case runs in a temporary folder, on loopback only, with tiny runs of the r
   file (refused from its header), five export targets that cannot be folders, a killed
   export's leftover: one line each, bounded.
 
+- round three (``--only round3_code round3_hangs round3_loss round3_resources``, ~15-25 min):
+  a recipe's flat ``config.json`` naming a planted file or package module as its kind, and
+  ``evaluate.py --window 1`` on a record naming a planted aggregation (no code may run); a
+  killed run's checkpoint files made a link to /dev/zero or FIFOs, a FIFO lock and a FIFO
+  among ``benchmark.py``'s reference tables (no hang); ``export_results.py`` killed at each
+  step of its swap, and a killed seed-0 checkpoint left for a seed-1 run (no committed line
+  lost, nothing adopted); sizes past memory, ``1e19x0``, a 400-digit engine cache, bad
+  ``--out`` names and a file size limit on exports (one line each, bounded).
+
 Prints one line per case group and ``N cases tried: code run, secrets read, hangs, data
 lost``; exits 1 if any group failed. ``--only security leaks hangs resources`` runs the hostile
 inputs (~2 min); ``--only planted_code results_tools`` those (~1 min).
