@@ -63,17 +63,23 @@ def is_full(error):
 
 
 @contextlib.contextmanager
-def room(path):
+def room(path, what=None):
     """Turns a full disk, a quota or a file size limit met while writing ``path`` into a
-    one-line ``DiskFull`` naming it (whatever library was writing)."""
+    one-line ``DiskFull`` naming it (whatever library was writing); ``what``: a writer of a
+    folder of its own (an export) names that instead, nothing of it left."""
     try:
         yield
     except DiskFull:
         raise
     except Exception as error:  # noqa: BLE001 - TensorFlow's writers raise their own errors
-        if is_full(error):
+        if not is_full(error):
+            raise
+        if what is None:
             raise _full(path, error) from None
-        raise
+        raise DiskFull(
+            f"no space left writing {what} ({str(error)[-80:]}); nothing was written there. "
+            f"Free some space and run again."
+        ) from None
 
 
 def _says_full(error):

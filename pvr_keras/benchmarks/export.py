@@ -122,21 +122,6 @@ def _place(building, out):
                          "was written there") from None  # fmt: skip
 
 
-def _write(writer, source, path, out):
-    """``writer(source, path)``; the disk filling up under it, a quota or a file size limit
-    (``ulimit -f``) is ``DiskFull`` (one line, the export's folder removed), whichever library
-    wrote (Python, pyarrow, TensorFlow)."""
-    try:
-        writer(source, path)
-    except Exception as error:  # noqa: BLE001 - TensorFlow's writers raise their own errors
-        if not files.is_full(error):
-            raise
-        raise DiskFull(
-            f"no space left writing the export of {out} ({str(error)[-80:]}); nothing was "
-            f"written there. Free some space and run again."
-        ) from None
-
-
 def _chunks(source):
     n = len(source)
     for start in range(0, n, CHUNK):
@@ -269,7 +254,8 @@ def export(names, out, *, fmt="parquet", size="standard", data_dir=None, log=pri
             for split in lm_eval_export.SPLITS if fmt == "lm-eval" else catalog.SPLITS:
                 source = Source(config.name, split, size=size, data_dir=data_dir)
                 path = folder / f"{split}{FORMATS[fmt]}"
-                _write(WRITERS[fmt], source, path, out)
+                with files.room(path, what=f"the export of {out}"):  # one line, no part left
+                    WRITERS[fmt](source, path)
                 log(f"{config.name} {split}: {len(source):,} examples -> "
                     f"{out / path.relative_to(building)}")  # fmt: skip
         if fmt == "lm-eval":
