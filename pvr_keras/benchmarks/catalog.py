@@ -22,6 +22,16 @@ bytes in ``manifest.json`` (``tools/generate/benchmark_manifest.py`` writes it; 
 every split on each backend and checks it); a rule that changes those bytes must bump the
 config's version.
 
+Counterfactual-pair configs (``token/w1-cf-p``, ``token/w3-cf-p``, ``-s0``, ``-s1``, ``-s2``,
+``-v0``; ``Config.interchange`` names the variable) hold pairs of examples of the same streams
+for interchange interventions (``pvr_keras.counterfactuals``): row k of a split is pair k of
+``counterfactuals.pairs(task, n, interchange, seed, stream, changing=True)``, a base, a source
+and the label when the variable takes the source's value, for tools outside Keras (pyvene,
+TransformerLens) to patch with. Only *changing* pairs (that label differs from the base's):
+with random pairs most interchanges leave the label as it is, and a model that ignores the
+intervention would score a high IIA. Their rows and hashes are the kind's
+``BenchmarkHooks.pairs``; they have no text form.
+
 A config names its task kind (``Config.kind``; ``family`` is the same name). Everything that
 differs between kinds (split sizes, rows, TFDS features, hashing, text, scoring) is the kind's
 ``BenchmarkHooks`` (``TaskKind.benchmark``): a kind with hooks is a family of configs, and a
@@ -43,7 +53,9 @@ RELEASE_NOTES = {
     "holdout (Figure 14, Appendix E), the pointer-less control, 2x2 MNIST / CIFAR-10 blocks "
     "(IID and Figure 6's holdout), MNIST image sequences, Boolean f3 and parity windows with "
     "every bit of f3 frozen (Abbe et al. 2022). Added later at their own 1.0.0 (no earlier "
-    "config changed): the chain configs, multi-hop PVR at L = 40 (Abnar et al. 2023).",
+    "config changed): the chain configs, multi-hop PVR at L = 40 (Abnar et al. 2023); the "
+    "token counterfactual-pair configs (token/w1-cf-p, token/w3-cf-p, -s0, -s1, -s2, -v0: a "
+    "base, a source and the label when one variable takes the source's value).",
 }
 SPLITS = ("train", "validation", "test")
 # The paper, as every export and the TFDS builder cite it.
@@ -138,6 +150,9 @@ class Config:
         seed: the seed of the train and test streams (validation: ``seed + 1``).
         description: one line, with the paper's figure.
         version: the config's version (its streams' rules).
+        interchange: the high-level variables a counterfactual-pair config interchanges
+            (``("P",)``, ``("S1",)``: ``pvr_keras.counterfactuals.variables``); its rows are
+            the kind's ``BenchmarkHooks.pairs``'. () : a config of examples.
     """
 
     name: str
@@ -147,6 +162,7 @@ class Config:
     seed: int = 0
     description: str = ""
     version: str = VERSION
+    interchange: tuple = ()
 
     @property
     def family(self):
@@ -155,8 +171,15 @@ class Config:
 
     @property
     def hooks(self):
-        """The ``BenchmarkHooks`` of the config's kind."""
-        return hooks(self.kind)
+        """The ``BenchmarkHooks`` of the config's kind (of its counterfactual pairs, for a
+        config with ``interchange``)."""
+        kind_hooks = hooks(self.kind)
+        if not self.interchange:
+            return kind_hooks
+        if kind_hooks.pairs is None:
+            raise ValueError(f"{self.name}: the {self.kind} kind has no counterfactual-pair "
+                             "configs (its BenchmarkHooks.pairs is None)")  # fmt: skip
+        return kind_hooks.pairs
 
     def build_task(self):
         """The task object: ``TaskKind.task(**task)`` of the config's kind."""
@@ -203,6 +226,19 @@ def _token(name, description, holdout=0, **task):
     return Config(f"token/{name}", "token", task, holdout=holdout, description=description)
 
 
+def _pairs(window, variable):
+    """``token/w{window}-cf-{variable}``: changing counterfactual pairs of ``token/w{window}``
+    (mod_sum, 11 tokens, cyclic windows) for an interchange of ``variable``."""
+    j = variable[1:]
+    what = {"P": "the pointer", "S0": "S0, the pointed value (at value position P)",
+            "V0": "V0, the value at position 0 (in the window for 3 of the 10 pointers)"}.get(
+        variable, f"S{j}, the window's value {j} (at value position P + {j} mod 10)")  # fmt: skip
+    return Config(f"token/w{window}-cf-{variable.lower()}", "token", dict(window=window),
+                  interchange=(variable,),
+                  description=f"counterfactual pairs of token/w{window}: {what} takes the "
+                  "source's value; only the pairs whose label that changes")  # fmt: skip
+
+
 def _boolean(name, description, task, holdout=0):
     return Config(f"boolean/{name}", "boolean", task, holdout=holdout, description=description)
 
@@ -239,6 +275,8 @@ CONFIGS = {
                description="2x2 blocks, an MNIST pointer and CIFAR-10 values"),
         Config("sequence/mnist", "sequence", {},
                description="a sequence of MNIST images (Section 3)"),
+        _pairs(1, "P"),
+        *(_pairs(3, v) for v in ("P", "S0", "S1", "S2", "V0")),
         _boolean("f3", "f3 over 11 bits, no bit frozen (Abbe et al. 2022)", F3),
         *(_boolean(f"f3-frozen{b}", f"f3 with bit {b} frozen to +1 in training", F3,
                    holdout=1 << b) for b in range(11)),
@@ -273,7 +311,7 @@ def register_config(config):
     """
     if not isinstance(config, Config):
         raise ValueError(f"register_config takes a Config; received {type(config).__name__}")
-    hooks(config.kind)
+    config.hooks  # noqa: B018  (the kind has hooks; of pairs, for a counterfactual config)
     return _add(config)
 
 
@@ -282,6 +320,10 @@ def _add(config):
     if not isinstance(config.name, str) or not NAME.fullmatch(config.name):
         raise ValueError(f"a config name is kind/short-name (lower-case letters, digits, _ "
                          f"and -); received {config.name!r}")  # fmt: skip
+    interchange = config.interchange
+    if not (isinstance(interchange, tuple) and all(isinstance(v, str) for v in interchange)):
+        raise ValueError(f"{config.name}: interchange must be a tuple of variable names; "
+                         f"received {interchange!r:.200}")  # fmt: skip
     known = CONFIGS.get(config.name)
     if known is not None and known != config:
         raise ValueError(f"benchmark config {config.name!r} is registered already")

@@ -6,7 +6,9 @@ Canonical bytes of a split: its inputs, then its labels, each as a C-order littl
 array of the source's dtype (token ``tokens`` int32 (N, seq_len) and ``label`` int32 (N,);
 Boolean ``bits`` int8 (N, d) and ``label`` float32 (N,)), hashed in chunks of examples in
 index order (the bytes do not depend on the chunking). Each kind names its inputs and labels
-(``BenchmarkHooks.supervised``) and their canonical dtypes (``BenchmarkHooks.hashed``). Image
+(``BenchmarkHooks.supervised``) and their canonical dtypes (``BenchmarkHooks.hashed``). A
+counterfactual-pair config's inputs are its ``base`` and ``source`` (``hashed_inputs``), each
+example's base tokens then its source tokens, and its labels the counterfactual labels. Image
 configs have no manifest entry: their pixels come from the user's MNIST / CIFAR-10 copy.
 """
 
@@ -23,8 +25,18 @@ PATH = pathlib.Path(__file__).with_name("manifest.json")
 CHUNK = 65_536
 
 
+def _hooks(of):
+    """The ``BenchmarkHooks`` of a config, or of a kind named by its name."""
+    return of.hooks if isinstance(of, catalog.Config) else catalog.hooks(of)
+
+
+def _input_keys(hooks):
+    return hooks.hashed_inputs or hooks.supervised[:1]
+
+
 def hashed(config):
-    """The (inputs, labels) row keys and their canonical dtypes of a config's splits.
+    """The row keys (inputs ..., labels) and their canonical dtypes of a config's splits: the
+    inputs are ``supervised``'s, or the kind's ``hashed_inputs`` (a pair's base and source).
 
     Raises:
         ValueError: its kind's splits are not hashed (image configs).
@@ -34,7 +46,9 @@ def hashed(config):
         raise ValueError(f"{config.name}: {config.kind} configs have no manifest entry (no "
                          "split hash: image configs' pixels come from the local MNIST / "
                          "CIFAR-10 copy)")  # fmt: skip
-    return hooks.supervised, tuple(np.dtype(d) for d in hooks.hashed)
+    inputs, (inputs_dtype, labels_dtype) = _input_keys(hooks), hooks.hashed
+    keys = (*inputs, hooks.supervised[1])
+    return keys, (*(np.dtype(inputs_dtype) for _ in inputs), np.dtype(labels_dtype))
 
 
 def _little_endian(array):
@@ -42,18 +56,26 @@ def _little_endian(array):
     return array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
 
 
-def canonical_bytes(kind, rows):
-    """(inputs bytes, labels bytes) of a batch of a source's rows (of a config of ``kind``)."""
-    inputs, labels = catalog.hooks(kind).supervised
-    return _little_endian(rows[inputs]), _little_endian(rows[labels])
+def canonical_bytes(of, rows):
+    """(inputs bytes, labels bytes) of a batch of a source's rows, of a config (``of``: a
+    ``Config``) or of a config of the kind named ``of``. Several inputs (a pair's base and
+    source) are laid example by example: each row's base, then its source."""
+    hooks = _hooks(of)
+    keys, labels = _input_keys(hooks), hooks.supervised[1]
+    if len(keys) == 1:
+        inputs = rows[keys[0]]
+    else:
+        inputs = np.concatenate([np.reshape(rows[k], (len(rows[k]), -1)) for k in keys], axis=1)
+    return _little_endian(inputs), _little_endian(rows[labels])
 
 
-def hash_rows(kind, chunks):
+def hash_rows(of, chunks):
     """SHA-256 (hex) of the canonical bytes of ``chunks``, an iterable of row dicts in index
-    order (inputs of every chunk first, then labels)."""
+    order (inputs of every chunk first, then labels), of a ``Config`` or of a config of the
+    kind named ``of``."""
     inputs, labels = hashlib.sha256(), hashlib.sha256()
     for rows in chunks:
-        x, y = canonical_bytes(kind, rows)
+        x, y = canonical_bytes(of, rows)
         inputs.update(x)
         labels.update(y)
     return hashlib.sha256(b"pvr-split-v1" + inputs.digest() + labels.digest()).hexdigest()
@@ -69,7 +91,7 @@ def split_hash(name, split, size="standard"):
     n = len(src)
     chunks = (src.rows(np.arange(i, min(i + CHUNK, n), dtype=np.int64))
               for i in range(0, n, CHUNK))  # fmt: skip
-    return hash_rows(config.kind, chunks)
+    return hash_rows(config, chunks)
 
 
 def compute():
@@ -145,10 +167,10 @@ def check_rows(name, split, size, chunks, where):
                 value = np.asarray(rows[key])
                 out[key] = value.astype(dtype)
                 exact = exact and np.array_equal(out[key], value)  # 2**32 + 3 is not 3
-            counted += len(out[fields[1]])
+            counted += len(out[fields[-1]])
             yield out
 
-    got = hash_rows(config.kind, canonical())
+    got = hash_rows(config, canonical())
     if counted != examples or got != want or not exact:
         raise DamagedFile(f"{where}: the {split} split does not match the manifest "
                           f"(pvr_keras/benchmarks/manifest.json): {counted:,} examples of "

@@ -27,7 +27,8 @@ def rule(config, task):
 
 
 def names():
-    """The configs whose kind has a text form (token, Boolean, chain), in catalog order."""
+    """The configs whose kind has a text form (token, Boolean, chain), in catalog order (not
+    the counterfactual-pair configs: they have none)."""
     return [n for n in catalog.names() if catalog.get(n).hooks.text_rule is not None]
 
 
@@ -38,6 +39,11 @@ def check_text(config):
         ValueError: it has none (one line naming the kinds that have one).
     """
     hooks = config.hooks
+    if hooks.text_rule is None and config.interchange:
+        raise ValueError(f"{config.name}: counterfactual-pair configs have no text form (a "
+                         "pair asks what a network computes under an intervention, not a "
+                         "question answered from the sequence); export it as parquet or "
+                         "tfrecord")  # fmt: skip
     if hooks.text_rule is None:
         have = [k for k in catalog.families() if catalog.hooks(k).text_rule is not None]
         raise ValueError(f"{config.name}: the {config.kind} kind has no text form (text "

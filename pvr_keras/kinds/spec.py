@@ -105,6 +105,13 @@ class BenchmarkHooks:
             ``kind`` (``name``, ``task``, ``description``, ...), which the catalog lists once
             the kind is registered: a kind at the kinds layer cannot import the catalog to
             ``register_config`` them (a module of yours can, and may do either).
+        hashed_inputs: the row keys whose bytes, example by example in this order, are the
+            inputs the manifest hashes, where they are more than ``supervised``'s inputs (a
+            counterfactual pair's ``base`` and ``source``, each of ``hashed``'s inputs
+            dtype); () : ``supervised[0]``.
+        pairs: the hooks of the kind's counterfactual-pair configs (a ``benchmarks.Config``
+            with ``interchange``: rows of a base, a source and the counterfactual label);
+            None: the kind has none.
     """
 
     sizes: dict
@@ -121,6 +128,8 @@ class BenchmarkHooks:
     score: str | None = None
     slices: tuple[str, ...] = ()
     configs: tuple[dict, ...] = ()
+    hashed_inputs: tuple[str, ...] = ()
+    pairs: "BenchmarkHooks | None" = None
 
     def __post_init__(self):
         owner = "BenchmarkHooks"
@@ -170,6 +179,14 @@ class BenchmarkHooks:
                 for c in self.configs)):  # fmt: skip
             raise ValueError(f"{owner}.configs must be a tuple of dicts of Config fields (name, "
                              f"task, ...; not kind); received {self.configs!r:.200}")  # fmt: skip
+        if not (isinstance(self.hashed_inputs, tuple)
+                and all(isinstance(k, str) for k in self.hashed_inputs)):  # fmt: skip
+            raise ValueError(f"{owner}.hashed_inputs must be a tuple of row keys; received "
+                             f"{self.hashed_inputs!r:.200}")  # fmt: skip
+        if self.pairs is not None and not isinstance(self.pairs, BenchmarkHooks):
+            raise ValueError(f"{owner}.pairs must be the BenchmarkHooks of the kind's "
+                             f"counterfactual-pair configs; received "
+                             f"{self.pairs!r:.200}")  # fmt: skip
 
     def function(self, name):
         """The hook ``name`` (``"rows"``, ``"score"``, ...), imported; None when not given."""

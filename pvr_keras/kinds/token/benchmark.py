@@ -71,3 +71,68 @@ def text_sequence(row):
 
 def text_answers(task):
     return tuple(range(task.num_values))
+
+
+def pair_rows(source, index):
+    """Rows of a counterfactual-pair config (``Config.interchange``): row k is pair k of
+    ``counterfactuals.pairs(task, n, interchange, seed, stream, changing=True)``, the k-th
+    pair in index order whose counterfactual label differs from the base's (pair i: base
+    token example i of the stream, source example ``pairs.SOURCE_OFFSET + i``).
+
+    Which pairs change is known only by drawing them, so the source draws its whole split
+    once (kept in ``source.cache``) and serves rows from it: row k is still a pure function
+    of (config, split, k), the same at every size (a smaller split is a prefix), and a
+    standard training split of 100,000 pairs takes about a second to draw.
+
+    Keys: ``base`` and ``source`` int32 (B, seq_len); ``label`` int32 (the base's) and
+    ``counterfactual_label`` int32 (the base's with the interchanged variables at the
+    source's values); ``pointer`` and ``source_pointer`` int32 (the value position each
+    pointer names); ``window_positions`` and ``source_window_positions`` int32 (B, window):
+    the value positions of S0 .. S{w-1} in the base and in the source (token position =
+    value position + 1).
+    """
+    from pvr_keras import counterfactuals
+
+    pairs = source.cache.get("pairs")
+    if pairs is None:
+        pairs = counterfactuals.pairs(
+            source.task, len(source), list(source.config.interchange), seed=source.seed,
+            split=source.stream, changing=True, holdout=source.config.holdout,
+        )  # fmt: skip
+        source.cache["pairs"] = pairs
+    base, other = pairs.base[index], pairs.source[index]
+    task = source.task
+    rows = {"base": base, "source": other, "label": pairs.label[index],
+            "counterfactual_label": pairs.counterfactual_label[index]}  # fmt: skip
+    for prefix, x in (("", base), ("source_", other)):
+        pointer = x[:, 0] if task.pointer else np.zeros(len(x), np.int32)
+        rows[f"{prefix}pointer"] = pointer.astype(np.int32)
+    for prefix in ("", "source_"):
+        positions = task.window_positions(rows[f"{prefix}pointer"])
+        rows[f"{prefix}window_positions"] = positions.astype(np.int32)
+    return rows
+
+
+def pair_features(task):
+    import tensorflow_datasets as tfds
+
+    label = tfds.features.Tensor(shape=(), dtype=np.int32, minimum=0, maximum=task.num_values - 1)
+    tokens = tfds.features.Tensor(shape=(task.seq_len,), dtype=np.int32)
+    window = tfds.features.Tensor(shape=(task.window,), dtype=np.int32)
+    return tfds.features.FeaturesDict({
+        "base": tokens, "source": tokens, "label": label, "counterfactual_label": label,
+        "pointer": np.int32, "source_pointer": np.int32,
+        "window_positions": window, "source_window_positions": window,
+    })  # fmt: skip
+
+
+def pair_score(source, rows, predictions):
+    """``iia``: the share of predictions (class ids, or scores: their argmax) made on the
+    base under the interchange that are the counterfactual label (interchange intervention
+    accuracy, on changing pairs: a model that ignores the intervention scores 0), and
+    ``per_pointer`` (of the base's pointer)."""
+    from pvr_keras.benchmarks.scoring import classification
+
+    counterfactual = dict(rows, label=rows["counterfactual_label"])
+    report = classification(source, counterfactual, predictions, ("pointer",))
+    return {"iia": report.pop("accuracy"), **report}

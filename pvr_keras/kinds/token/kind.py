@@ -54,6 +54,20 @@ DIFFICULTY = (
     DifficultyAxis("holdout", (0, 1, 2, 6, 24), "orders of (0, ..., window-1) never in a "
                    "training window, and the only windows of the test split"),
 )  # fmt: skip
+# The counterfactual-pair configs (``token/w3-cf-p``, ...: a Config with ``interchange``):
+# changing pairs of ``pvr_keras.counterfactuals.pairs``, hashed as base, source and the
+# counterfactual label; no text form (a pair is a question about an intervention on a
+# network, not one a language model answers from the sequence).
+PAIRS = BenchmarkHooks(
+    sizes={"standard": dict(train=100_000, validation=10_000, test=10_000),
+           "small": dict(train=10_000, validation=2_000, test=2_000)},
+    supervised=("base", "counterfactual_label"),
+    rows=f"{HOOKS}:pair_rows",
+    features=f"{HOOKS}:pair_features",
+    hashed=("int32", "int32"),
+    hashed_inputs=("base", "source"),
+    score=f"{HOOKS}:pair_score",
+)  # fmt: skip
 BENCHMARK = BenchmarkHooks(
     sizes={"standard": dict(train=300_000, validation=10_000, test=10_000),
            "small": dict(train=20_000, validation=2_000, test=2_000)},
@@ -66,6 +80,7 @@ BENCHMARK = BenchmarkHooks(
     text_answers=f"{HOOKS}:text_answers",
     text_difficulty=DIFFICULTY,
     slices=("pointer",),
+    pairs=PAIRS,
 )  # fmt: skip
 
 TOKEN_KIND = register_kind(
