@@ -161,3 +161,29 @@ def test_the_parquet_export_holds_cf_pairs(tmp_path):
     assert "- config_name: token_w3_cf_s1\n  default: true" in card
     assert "  - name: source_window_positions\n    list: int32\n    length: 3" in card
     assert hashes.recorded("token/w3-cf-s1", "test", "small") in card
+
+
+def test_the_docs_example_patches_s1_by_hand(tmp_path):
+    """docs/benchmarks/README.md's example, on an export of its command: writing the source's
+    S1 token into the base at the positions it names gives the counterfactual label."""
+    pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    from tests import scripts
+    from tests.benchmarks.test_docs_examples import readme_block
+
+    command = readme_block("python tools/export_dataset.py token/w3-cf-s1 token/w3-cf-p DIR "
+                           "--format parquet").splitlines()[0].split()  # fmt: skip
+    out = tmp_path / "DIR"
+    arguments = [str(out) if a == "DIR" else a for a in command[2:]]
+    assert scripts.load("tools/export_dataset.py").main([*arguments, "--size", "small"]) == 0
+    namespace = {}
+    exec(readme_block("import numpy as np, pandas").replace('"DIR/', f'"{out}/'), namespace)
+    base, source, y_cf = (namespace[k] for k in ("base", "source", "y_cf"))
+    base_at, source_at = namespace["base_at"], namespace["source_at"]
+    assert base.shape == source.shape == (2_000, 11) and y_cf.shape == (2_000,)
+    patched = base.copy()
+    rows = np.arange(len(base))
+    patched[rows, base_at] = source[rows, source_at]
+    task = benchmarks.task_of("token/w3-cf-s1")
+    np.testing.assert_array_equal(task.label(patched), y_cf)
+    assert (task.label(base) != y_cf).all()
