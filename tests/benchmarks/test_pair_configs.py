@@ -187,3 +187,17 @@ def test_the_docs_example_patches_s1_by_hand(tmp_path):
     task = benchmarks.task_of("token/w3-cf-s1")
     np.testing.assert_array_equal(task.label(patched), y_cf)
     assert (task.label(base) != y_cf).all()
+
+
+def test_a_pair_config_of_a_kind_without_pairs_or_of_no_variables_is_refused(monkeypatch):
+    from pvr_keras.benchmarks import catalog
+
+    monkeypatch.setattr(catalog, "CONFIGS", dict(catalog.CONFIGS))
+    with pytest.raises(ValueError, match="^boolean/f3-cf: the boolean kind has no "
+                       "counterfactual-pair configs"):  # fmt: skip
+        benchmarks.register_config(
+            catalog.Config("boolean/f3-cf", "boolean", dict(catalog.F3), interchange=("P",))
+        )
+    with pytest.raises(ValueError, match="interchange must be a tuple of variable names"):
+        benchmarks.register_config(catalog.Config("token/w2-cf", "token", {}, interchange="P"))
+    assert "boolean/f3-cf" not in catalog.CONFIGS and "token/w2-cf" not in catalog.CONFIGS
