@@ -22,7 +22,8 @@ text):
   and id), ``legacy`` (runs read back from records, old layouts too);
 - ``data`` (tf.data pipelines and their JAX twins), ``models`` (the six architectures),
   ``testing`` (the shared model test), ``figures`` (every plot), ``analysis`` (noise
-  sensitivity, CKA, fast/slow learners, logits, holdout);
+  sensitivity, CKA, fast/slow learners, logits, holdout), ``counterfactuals`` (the
+  high-level causal models, counterfactual pairs, interchange interventions and IIA);
 - ``training`` (the fit glue, run records, one run function for every kind),
   ``benchmarks`` (named, versioned configs with canonical splits, framework-free sources,
   text prompts, a scorer and a manifest of split hashes), ``tfds`` (the same configs as the
@@ -41,7 +42,8 @@ import importlib
 __version__ = "0.1.0"  # the one version source (pyproject reads it)
 
 SUBPACKAGES = (
-    "analysis", "benchmarks", "calibration", "checks", "cli", "data", "engines", "figures",
+    "analysis", "benchmarks", "calibration", "checks", "cli", "counterfactuals", "data",
+    "engines", "figures",
     "hyperparams",
     "kinds", "legacy", "models", "references", "registry", "runconfig", "sweeps", "tasks",
     "testing", "training", "tuning",

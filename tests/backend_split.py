@@ -50,6 +50,7 @@ BACKEND_FREE = (
     "tests/test_backend_split.py",
     "tests/test_layout.py",
     "tests/test_trust_gates.py",  # the source walked with ast
+    "tests/counterfactuals/test_causal.py",  # the high-level models and pairs, NumPy only
     # The launcher's flags, checks, cost and job files (refused before any Keras import).
     "tests/launch/test_flags.py",
     "tests/launch/test_driver.py",  # with a stand-in executor

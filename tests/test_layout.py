@@ -52,7 +52,7 @@ LAYERS = (
     ("references", "registry", "tasks", "hyperparams"),
     ("kinds",),
     ("runconfig", "legacy"),
-    ("data", "models", "testing", "figures", "analysis"),
+    ("data", "models", "testing", "figures", "analysis", "counterfactuals"),
     ("training", "benchmarks", "tfds", "reasoning_gym"),
     ("sweeps", "tuning", "launch"),
     ("cli",),

@@ -20,7 +20,7 @@ a layer and positions (``iia``), with distributed alignment search where no posi
 """
 
 from pvr_keras.counterfactuals.causal import label, variables
-from pvr_keras.counterfactuals.interventions import DASResult, das, iia, score
+from pvr_keras.counterfactuals.interventions import DASResult, das, iia, iia_grid, score
 from pvr_keras.counterfactuals.pairs import Pairs, pairs
 
-__all__ = ["DASResult", "Pairs", "das", "iia", "label", "pairs", "score", "variables"]
+__all__ = ["DASResult", "Pairs", "das", "iia", "iia_grid", "label", "pairs", "score", "variables"]

@@ -64,8 +64,10 @@ def check_variables(task, names):
     """A variable name or a non-empty list of distinct names -> a tuple, in causal order."""
     known = variables(task)
     given = [names] if isinstance(names, str) else names
-    if not isinstance(given, list | tuple) or not given or not all(
-        isinstance(name, str) for name in given
+    if (
+        not isinstance(given, list | tuple)
+        or not given
+        or not all(isinstance(name, str) for name in given)
     ):
         raise ValueError(
             f"variables must be a variable name or a non-empty list of them ({', '.join(known)}); "

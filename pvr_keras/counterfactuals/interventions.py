@@ -19,7 +19,8 @@ import numpy as np
 
 from pvr_keras.checks import check_count, check_number, check_seed
 from pvr_keras.counterfactuals import causal, patching
-from pvr_keras.counterfactuals.pairs import Pairs, pairs as make_pairs
+from pvr_keras.counterfactuals.pairs import Pairs
+from pvr_keras.counterfactuals.pairs import pairs as make_pairs
 
 
 def _check_given_pairs(task, given, names):
@@ -68,12 +69,13 @@ def iia(model, task, layer, positions=None, variables=None, n=2048, seed=0, *, s
         True
     """
     task = causal.check_task(task)
-    names = None if variables is None and pairs is not None else causal.check_variables(
-        task, variables
+    names = (
+        None if variables is None and pairs is not None else causal.check_variables(task, variables)
     )
     patching.check_model(model, task)
+    found = patching.check_layer(model, layer)
+    patching.position_mask(tuple(found.output.shape), positions, repr(layer))  # before any work
     interchange = patching.Interchange.of(model, layer)
-    interchange.mask(positions)  # checked before any pair is drawn
     if pairs is None:
         pairs = make_pairs(task, n, names, seed, split, changing, holdout=holdout,
                            data_dir=data_dir)  # fmt: skip
@@ -230,4 +232,52 @@ def das(model, task, layer, variables, *, dims=None, n=8192, test_n=2048, epochs
     )
 
 
-__all__ = ["DASResult", "das", "iia", "score"]
+def iia_grid(model, task, layers, variables, *, positions=None, n=1024, seed=0,
+             changing=True, batch_size=256, progress=None):  # fmt: skip
+    """IIA of every variable at every layer x single position: where each variable lives.
+
+    Args:
+        model, task: as for ``iia``.
+        layers: layer names (rows of each variable's grid), in order.
+        variables: high-level variable names; each is interchanged alone, on its own pairs
+            (drawn once, the same bases and sources for every variable of one seed).
+        positions: the single positions tried (default: every index of axis 1 of the first
+            layer's output, or its quadrants for a convolution).
+        n, seed, changing: the pairs (``pairs``); changing pairs by default.
+        progress: called with a line after each variable, or None.
+
+    Returns:
+        ``{"layers": [...], "positions": [...], "iia": {variable: [[float, per position] per
+        layer]}, "changed": {variable: share of random pairs whose label it changes}}``.
+    """
+    task = causal.check_task(task)
+    patching.check_model(model, task)
+    found = [patching.check_layer(model, layer) for layer in layers]
+    if positions is None:
+        shape = tuple(found[0].output.shape)
+        positions = list(patching.QUADRANTS) if len(shape) == 4 else list(range(shape[1]))
+    for layer in found:
+        for position in positions:
+            patching.position_mask(tuple(layer.output.shape), [position], repr(layer.name))
+    names = [causal.check_variables(task, v)[0] for v in variables]
+    result = {"layers": list(layers), "positions": list(positions), "iia": {}, "changed": {}}
+    for name in names:
+        drawn = make_pairs(task, n, name, seed, "test", changing)
+        result["changed"][name] = make_pairs(task, n, name, seed, "test", False).changed
+        rows = []
+        for layer in layers:
+            interchange = patching.Interchange.of(model, layer)
+            rows.append([
+                score(interchange.predict(drawn.base, drawn.source, [position],
+                                          batch_size=batch_size), drawn.counterfactual_label)
+                for position in positions
+            ])  # fmt: skip
+        result["iia"][name] = rows
+        if progress:
+            best = max((v, layer, p) for layer, row in zip(layers, rows, strict=True)
+                       for v, p in zip(row, positions, strict=True))  # fmt: skip
+            progress(f"{name}: best IIA {best[0]:.3f} at {best[1]} position {best[2]}")
+    return result
+
+
+__all__ = ["DASResult", "das", "iia", "iia_grid", "score"]

@@ -8,7 +8,8 @@
   suite's table), ``boolean_holdout`` (generalisation error against influence, Abbe et al.
   2022), ``gotu`` (the learned function on the unseen against the min-degree interpolator,
   Abbe et al. 2023), ``hop_accuracy`` (multi-hop PVR: accuracy per hop count) —
-  ``figures.analyses``.
+  ``figures.analyses``; ``iia_heatmaps`` (interchange intervention accuracy per layer and
+  position) — ``figures.interventions``.
 
 Everything draws on a ``matplotlib.figure.Figure`` (no pyplot), so plotting never switches a
 program's or a notebook's matplotlib backend, and nothing here imports Keras.
@@ -27,6 +28,7 @@ from pvr_keras.figures.analyses import (
     noise_curves,
 )
 from pvr_keras.figures.curves import fast_slow_curves, learning_curve
+from pvr_keras.figures.interventions import iia_heatmaps
 
 __all__ = [
     "FIGURES",
@@ -38,6 +40,7 @@ __all__ = [
     "gotu",
     "held_out_predictions",
     "hop_accuracy",
+    "iia_heatmaps",
     "learning_curve",
     "logits",
     "noise_averages",

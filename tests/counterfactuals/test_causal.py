@@ -55,8 +55,10 @@ def token_model(task):
     graph = {"P": ((), None)}
     graph.update({f"V{i}": ((), None) for i in range(n)})
     for j in range(task.window):
+
         def pointed(p, *values, j=j):
             return values[((p if task.pointer else 0) + j) % n]
+
         graph[f"S{j}"] = (("P", *(f"V{i}" for i in range(n))), pointed)
     windows = tuple(f"S{j}" for j in range(task.window))
     graph["O"] = (windows, lambda *s: _python_rule(task.aggregation, s, task.num_values))

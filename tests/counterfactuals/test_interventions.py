@@ -113,17 +113,29 @@ def _five_classes():
 
 
 BAD = [
-    (lambda: models.transformer(dim=8, depth=1, heads=2, mlp_dim=8), dict(layer="block7"),
-     "has no layer 'block7'; its layers: tokens, embedding"),
-    (lambda: models.transformer(dim=8, depth=1, heads=2, mlp_dim=8), dict(positions=[12]),
-     r"0\.\.11 on axis 1; received 12"),
-    (lambda: models.transformer(dim=8, depth=1, heads=2, mlp_dim=8), dict(variables="Q"),
-     "variables of TokenTask are"),
+    (
+        lambda: models.transformer(dim=8, depth=1, heads=2, mlp_dim=8),
+        dict(layer="block7"),
+        "has no layer 'block7'; its layers: tokens, embedding",
+    ),
+    (
+        lambda: models.transformer(dim=8, depth=1, heads=2, mlp_dim=8),
+        dict(positions=[12]),
+        r"0\.\.11 on axis 1; received 12",
+    ),
+    (
+        lambda: models.transformer(dim=8, depth=1, heads=2, mlp_dim=8),
+        dict(variables="Q"),
+        "variables of TokenTask are",
+    ),
     (_five_classes, {}, r"must output \(batch, 10\) class scores"),
     (_two_inputs, {}, "one input and one output"),
     (lambda: "model", {}, "model must be a functional keras.Model"),
-    (lambda: models.mlp(seq_len=7, embed_dim=2, widths=(4,)), dict(layer="pre_logits"),
-     r"takes inputs of shape \(batch, 7\)"),
+    (
+        lambda: models.mlp(seq_len=7, embed_dim=2, widths=(4,)),
+        dict(layer="pre_logits"),
+        r"takes inputs of shape \(batch, 7\)",
+    ),
 ]
 
 
@@ -139,12 +151,19 @@ def test_bad_requests_fail_in_one_line_before_any_pair_is_drawn(make, kwargs, me
     assert not drawn
 
 
+def _tiny_conv():
+    images = keras.Input((80, 80, 1), name="images")
+    x = keras.layers.Conv2D(2, 3, strides=16, name="conv")(images)  # (batch, 5, 5, 2)
+    x = keras.layers.Flatten(name="flatten")(x)
+    return keras.Model(images, keras.layers.Dense(10, name="logits")(x))
+
+
 def test_a_block_model_is_refused_a_token_task_and_a_block_task_takes_quadrants():
-    model = models.resnet18((80, 80, 1), 10, width=4)
+    model = _tiny_conv()
     with pytest.raises(ValueError, match=r"takes inputs of shape \(batch, 80, 80, 1\)"):
-        cf.iia(model, TokenTask(), "block5", variables="P")
+        cf.iia(model, TokenTask(), "conv", variables="P")
     with pytest.raises(ValueError, match="quadrants TL, TR, BL, BR; received 1"):
-        cf.iia(model, BlockTask(), "block5", positions=[1], variables="TR")
+        cf.iia(model, BlockTask(), "conv", positions=[1], variables="TR")
 
 
 def test_das_learns_the_rotation_that_holds_a_variable():
