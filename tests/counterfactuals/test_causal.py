@@ -230,3 +230,13 @@ def test_pairs_exhaust_no_tuple_order():
     for name in ("S0", "S1", "S2"):
         assert cf.pairs(task, 2000, name).changed > 0.8
     assert list(itertools.islice(cf.variables(task), 1)) == ["P"]
+
+
+def test_a_pointer_less_task_ignores_position_0_as_its_label_does():
+    task = TokenTask(window=2, pointer=False)
+    rng = np.random.default_rng(1)
+    base, source = rng.integers(0, 10, (2, 200, 11))
+    np.testing.assert_array_equal(cf.label(task, base, source, "P"), task.label(base))
+    swapped = base.copy()
+    swapped[:, 1] = source[:, 1]
+    np.testing.assert_array_equal(cf.label(task, base, source, "V0"), task.label(swapped))
