@@ -35,7 +35,10 @@ records; models and checkpoints are left behind. Studies:
 - ``chain_quick``, ``chain_medium``: recipes/chain.py's quick and medium presets
   (``RESULTS/chain_quick``, ``RESULTS/chain_medium``; multi-hop PVR): its lines of
   ``results.jsonl``, ``sweeps/chain.json``, ``chain.{json,csv,png}`` (every run's counts by
-  hop count) and ``config_chain.json``.
+  hop count) and ``config_chain.json``;
+- ``interventions``: recipes/interventions.py's folder ``RESULTS/interventions``
+  (tools/studies/interventions_study.sh): every setting's ``NAME.{json,csv}``,
+  ``config_NAME.json`` and heatmaps ``NAME_*.png``, and the lines and sweeps of its runs.
 
 A study not run yet (or with no finished run) is skipped with a note. Exporting again adds
 what is new and keeps what is committed: a study folder keeps its manifest, a run already in
@@ -334,13 +337,15 @@ def _gotu_config(building):
 
 
 def _listed_study(results, folder, summary, names, dest, label, log, then=None):
-    """A study whose ``summary`` JSON lists its runs (``gotu.json``, ``chain.json``) into
-    ``dest``, swapped in whole: the lines of those runs, its sweeps and its files ``names``;
+    """A study whose ``summary`` JSON (or JSONs: a tuple) lists its runs (``gotu.json``,
+    ``chain.json``; by ``run_dir`` or ``id``) into ``dest``, swapped in whole: the lines of those runs, its sweeps and its files ``names``;
     ``then(folder)`` last, on the folder being built."""
     from pvr_keras.sweeps import ResultsDir
 
     source = ResultsDir(folder)
-    ids = {r["run_dir"].rpartition("/")[2] for r in read_json(folder / summary)["runs"]}
+    summaries = (summary,) if isinstance(summary, str) else summary
+    ids = {(r["run_dir"].rpartition("/")[2] if "run_dir" in r else r["id"])
+           for name in summaries for r in read_json(folder / name)["runs"]}  # fmt: skip
     lines = _with_committed([r for r in source.read()[0] if r["id"] in ids], None, dest, label,
                             log)  # fmt: skip
     with _swapped_in(dest, log) as building:
@@ -370,6 +375,26 @@ def _chain_study(results, name, dest, log):
         log(f"{name}: no {folder}/chain.json yet, skipped")
         return
     _listed_study(results, folder, "chain.json", CHAIN_FILES, dest, name, log)
+
+
+INTERVENTION_STUDY = "interventions"  # RESULTS/interventions -> docs/results/interventions
+
+
+def _interventions_study(results, dest, log):
+    """recipes/interventions.py's results folder ``RESULTS/interventions``: every setting run
+    there (``NAME.json``: interventions, interventions_mlp, interventions_w3, ...), with its
+    runs' lines, its sweep, ``NAME.{json,csv}``, ``config_NAME.json`` and its heatmaps."""
+    folder = results / INTERVENTION_STUDY
+    # the settings' summaries are named after the recipe (--name: interventions, ...)
+    names = sorted(p.name for p in folder.glob("interventions*.json") if p.is_file()
+                   and not p.is_symlink()) if folder.is_dir() else []  # fmt: skip
+    if not names:
+        log(f"{INTERVENTION_STUDY}: no {folder}/NAME.json yet, skipped")
+        return
+    stems = [n[: -len(".json")] for n in names]
+    extra = sorted(p.name for stem in stems for p in folder.glob(f"{stem}_*.png"))
+    files_ = [*names, *(f"{s}.csv" for s in stems), *(f"config_{s}.json" for s in stems), *extra]
+    _listed_study(results, folder, tuple(names), files_, dest, INTERVENTION_STUDY, log)
 
 
 def export(results, dest, log=print):
@@ -425,6 +450,7 @@ def export(results, dest, log=print):
     _gotu_study(results, dest / "gotu", log)
     for name in CHAIN_STUDIES:
         _chain_study(results, name, dest / name, log)
+    _interventions_study(results, dest / INTERVENTION_STUDY, log)
 
 
 def _image_study(results, study, dest, log):

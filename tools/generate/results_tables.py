@@ -33,7 +33,9 @@ Each study folder written by ``tools/export_results.py`` gives one Markdown tabl
   final accuracies and the label frequencies its features use; then the CKA pairs, the same
   pairs at every block, and CKA between every two seeds;
 - ``chain_quick``, ``chain_medium``: per model, the test accuracy per hop count (mean over
-  seeds and range), computed from each run's counts in ``chain.json``, and the majority class.
+  seeds and range), computed from each run's counts in ``chain.json``, and the majority class;
+- ``interventions``: per setting, model and window, where each variable's mean IIA over seeds
+  on changing pairs reaches the threshold (``interventions*.json``).
 
 In a page a table sits between ``<!-- table: STUDY -->`` and ``<!-- end table -->``;
 ``--write`` replaces what is between, ``--check`` says which tables differ. A study without
@@ -58,7 +60,7 @@ STUDIES = {"holdout": "holdout", "thresholds": "thresholds", "figure7": "figure7
            "fast_slow_paper": "fast_slow", "aggregations_quick": "quick_sweeps",
            "pointer_quick": "quick_sweeps", "benchmark": "leaderboard",
            "boolean": "boolean", "gotu": "gotu", "chain_quick": "chain",
-           "chain_medium": "chain"}  # fmt: skip
+           "chain_medium": "chain", "interventions": "interventions"}  # fmt: skip
 
 
 def tables(results):

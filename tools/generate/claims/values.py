@@ -38,6 +38,7 @@ from .formats import (
     total,
 )
 from .gotu import mdi_replaces
+from .interventions import mean_iia
 
 VALUE = re.compile(r"(<!-- = (.+?) -->)(.*?)(<!-- /= -->)", re.S)
 # A number that reads like a result: a percentage, a decimal (a ratio "2.7x" too) or a time.
@@ -152,7 +153,8 @@ def _value_functions(r):
             "minutes": minutes, "run_minutes": run_minutes, "hours": hours, "steps": steps,
             "total": total, "curve": curve, "len": len, "num": _num,
             "nums": lambda v: span(v, _num),
-            "mdi_replaces": mdi_replaces, "add": lambda *numbers: sum(numbers)}  # fmt: skip
+            "mdi_replaces": mdi_replaces, "add": lambda *numbers: sum(numbers),
+            "iia": lambda study, name, *cell: mean_iia(r[study].json(name), *cell)}  # fmt: skip
 
 
 def _num(x):
