@@ -69,6 +69,9 @@ class Pairs:
 def _check_holdout(task, holdout):
     """The split's holdout, as the task's generator takes it (every token holdout-k and
     window mode; Figure 6's block holdout)."""
+    if isinstance(task, BlockTask) and holdout is not True and holdout is not False:
+        if holdout == 0 and not isinstance(holdout, float):  # the default: no holdout
+            return False
     return task.check_holdout(holdout)
 
 

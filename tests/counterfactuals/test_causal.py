@@ -240,3 +240,11 @@ def test_a_pointer_less_task_ignores_position_0_as_its_label_does():
     swapped = base.copy()
     swapped[:, 1] = source[:, 1]
     np.testing.assert_array_equal(cf.label(task, base, source, "V0"), task.label(swapped))
+
+
+def test_a_block_task_takes_figure_6s_holdout_flag():
+    with pytest.raises(ValueError, match="holdout must be True or False; received 2"):
+        cf.pairs(BlockTask(), 4, "TR", holdout=2)
+    from pvr_keras.counterfactuals.pairs import _check_holdout
+
+    assert _check_holdout(BlockTask(), 0) is False  # the default of every kind: none
