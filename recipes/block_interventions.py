@@ -42,10 +42,14 @@ import io
 import json
 import pathlib
 
+import numpy as np
+
 from pvr_keras import cli, files
 from pvr_keras.kinds.block.kind import PRESETS as BLOCK_PRESETS
 
 QUADRANTS = ("TL", "TR", "BL", "BR")
+MAX_PAIRS = 4096  # --pairs at most: 5x as many random pairs of 80x80 images are drawn
+MAX_DRAWN = 8 * 5 * MAX_PAIRS  # random pairs drawn at most to find --pairs changing ones
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +79,8 @@ class Own:
 
     def validate(self, run):
         cli.check_ints(self, ("pairs",), 1)
+        if self.pairs > MAX_PAIRS:
+            raise cli.ConfigError(f"--pairs must be at most {MAX_PAIRS:,}; received {self.pairs:,}")
         cli.check_ints(self, ("pairs_seed",), 0)
         cli.check_range(self, "aligned", 0, 1, low_open=True)
         cli.check_stem(self.name)
@@ -111,17 +117,44 @@ COMMAND = cli.Command(
 )
 
 
-def draw_pairs(own, task, variables, data_dir):
-    """Changing test pairs of ``variables`` and the share of random pairs whose label the
-    interchange changes."""
-    from pvr_keras import counterfactuals as cf
+def draw_pairs(own, task, data_dir, say):
+    """``{variables: (changing pairs, share of random pairs whose label they change)}`` for
+    each variable alone and for all four at once, from one draw of random test pairs.
 
-    # holdout=False: the IID test split (a block task's holdout is a bool, not the default 0).
-    drawn = cf.pairs(task, own.pairs, variables, own.pairs_seed, "test", changing=True,
-                     holdout=False, data_dir=data_dir)  # fmt: skip
-    changed = cf.pairs(task, own.pairs, variables, own.pairs_seed, "test", changing=False,
-                       holdout=False, data_dir=data_dir).changed  # fmt: skip
-    return drawn, changed
+    The pairs of one seed have the same bases and sources whatever variables are asked, and
+    the changing ones are those random pairs whose counterfactual label differs, in index
+    order (``cf.pairs``): one draw of the images serves all five interchanges (each draw of
+    block images pays for its pipeline again).
+    """
+    from pvr_keras import counterfactuals as cf
+    from pvr_keras.counterfactuals.causal import check_variables
+
+    wanted = [*QUADRANTS, QUADRANTS]
+    count = 5 * own.pairs  # BL changes about 27% of random pairs' labels, BR 30%
+    while True:
+        say(f"drawing {count:,} random test pairs (seed {own.pairs_seed})")
+        # holdout=False: the IID test split (a block task's holdout is a bool).
+        every = cf.pairs(task, count, list(QUADRANTS), own.pairs_seed, "test", holdout=False,
+                         data_dir=data_dir)  # fmt: skip
+        found = {}
+        for names in wanted:
+            variables = check_variables(task, names)
+            y_cf = cf.label(task, every.base_values, every.source_values, variables)
+            kept = np.flatnonzero(y_cf != every.label)[: own.pairs]
+            changing = cf.Pairs(every.base[kept], every.source[kept], every.label[kept],
+                                y_cf[kept].astype(np.int32), every.base_values[kept],
+                                every.source_values[kept], variables, True)  # fmt: skip
+            found[names] = (changing, float(np.mean(y_cf != every.label)))
+        short = [n for n, (p, _) in found.items() if p.n < own.pairs]
+        if not short:
+            return found
+        if count >= MAX_DRAWN:
+            raise cli.ConfigError(
+                f"{count:,} random test pairs hold fewer than --pairs {own.pairs:,} changing "
+                f"pairs of {', '.join('+'.join(n) if isinstance(n, tuple) else n for n in short)}"
+                f"; ask for fewer"
+            )
+        count = min(2 * count, MAX_DRAWN)
 
 
 def check_layers(model, own):
@@ -149,17 +182,19 @@ def analyse_run(own, run, model, say):
             "shapes": {layer: list(model.get_layer(layer).output.shape[1:])
                        for layer in dict.fromkeys((*own.layers, *own.all_at))},
             "iia": {}, "changed": {}}  # fmt: skip
+    drawn_pairs = draw_pairs(own, task, data_dir, say)
     for name in QUADRANTS:
-        drawn, grid["changed"][name] = draw_pairs(own, task, name, data_dir)
+        drawn, grid["changed"][name] = drawn_pairs[name]
         rows = [[cf.iia(model, task, layer, positions=[q], pairs=drawn) for q in QUADRANTS]
                 for layer in own.layers]  # fmt: skip
         grid["iia"][name] = rows
         best = max((v, layer, q) for layer, row in zip(own.layers, rows, strict=True)
                    for v, q in zip(row, QUADRANTS, strict=True))  # fmt: skip
+        own_quadrant = ", ".join(f"{layer} {row[QUADRANTS.index(name)]:.3f}"
+                                 for layer, row in zip(own.layers, rows, strict=True))  # fmt: skip
         say(f"{name}: best IIA {best[0]:.3f} at {best[1]} quadrant {best[2]}; at its own "
-            f"quadrant: " + ", ".join(f"{layer} {row[QUADRANTS.index(name)]:.3f}"
-                                      for layer, row in zip(own.layers, rows, strict=True)))  # fmt: skip
-    drawn, changed = draw_pairs(own, task, list(QUADRANTS), data_dir)
+            f"quadrant: {own_quadrant}")  # fmt: skip
+    drawn, changed = drawn_pairs[QUADRANTS]
     grid["all_quadrants"] = {
         "variables": list(QUADRANTS), "changed": changed,
         "iia": {layer: cf.iia(model, task, layer, positions=list(QUADRANTS), pairs=drawn)
