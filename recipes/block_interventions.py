@@ -31,8 +31,13 @@ epochs of Adam 2e-3 with a cosine decay, batch 50), seed 1, 512 pairs: about 10 
 2-core CPU. ``medium``: block_iid.py's medium (width 16, 60,000 / 10,000 examples, 5 epochs),
 seeds 1-3, 512 pairs: hours on a 2-core CPU.
 
-Measured for ``quick`` (TensorFlow, AMD EPYC, 2 cores shared with another training job, load
-average about 3): MEASURED.
+Measured for ``quick`` on real MNIST (TensorFlow, AMD EPYC, 2 cores shared with other jobs,
+load average 3-5): 9.9 min of training, 2 min of interventions; test accuracy 94.3% (training
+97.4%). Each cell lives at its own quadrant through the second stage (IIA 0.91-0.94 at block1
+and block3, below 0.09 elsewhere) and nowhere at block5 (its own quadrant: TL 0.32, TR 0.06,
+BL 0.02, BR 0.02) or block7; the interchange of all four quadrants at block5 scores 0.14
+(for 80x80 images block5 is 5x5: its middle row and column, left out by iit's split, carry
+what the head reads).
 """
 
 import csv
