@@ -27,7 +27,7 @@ interchange as position ``all``), one heatmap per run ``NAME_<run id>.png``, and
 records (results.jsonl, runs/<id>/ with model.keras).
 
 Presets. ``quick``: block_iid.py's quick (ResNet18 at width 8, 25,000 / 2,000 examples, 5
-epochs of Adam 2e-3 with a cosine decay, batch 50), seed 1, 512 pairs: about 10 minutes on a
+epochs of Adam 2e-3 with a cosine decay, batch 50), seed 1, 512 pairs: about 12 minutes on a
 2-core CPU. ``medium``: block_iid.py's medium (width 16, 60,000 / 10,000 examples, 5 epochs),
 seeds 1-3, 512 pairs: hours on a 2-core CPU.
 
