@@ -51,6 +51,7 @@ BACKEND_FREE = (
     "tests/test_layout.py",
     "tests/test_trust_gates.py",  # the source walked with ast
     "tests/counterfactuals/test_causal.py",  # the high-level models and pairs, NumPy only
+    "tests/counterfactuals/test_block_pairs.py",  # block pairs: tf.data images, no Keras model
     # The launcher's flags, checks, cost and job files (refused before any Keras import).
     "tests/launch/test_flags.py",
     "tests/launch/test_driver.py",  # with a stand-in executor
