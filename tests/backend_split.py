@@ -110,6 +110,7 @@ ANY_BACKEND = (
     # recipes/interventions.py's files and grids from tiny runs (the interventions themselves
     # are tested on both backends in tests/counterfactuals/test_interventions.py).
     "tests/recipes/test_interventions.py",
+    "tests/recipes/test_block_interventions.py",
     # Which keras-tuner oracle picks the trials (the trials' training is covered on both
     # backends by test_random_search_end_to_end_then_resume).
     "tests/recipes/test_tune.py::test_other_tuners",

@@ -233,7 +233,7 @@ def das(model, task, layer, variables, *, dims=None, n=8192, test_n=2048, epochs
 
 
 def iia_grid(model, task, layers, variables, *, positions=None, n=1024, seed=0,
-             changing=True, batch_size=256, progress=None):  # fmt: skip
+             changing=True, holdout=0, batch_size=256, data_dir=None, progress=None):  # fmt: skip
     """IIA of every variable at every layer x single position: where each variable lives.
 
     Args:
@@ -243,7 +243,8 @@ def iia_grid(model, task, layers, variables, *, positions=None, n=1024, seed=0,
             (drawn once, the same bases and sources for every variable of one seed).
         positions: the single positions tried (default: every index of axis 1 of the first
             layer's output, or its quadrants for a convolution).
-        n, seed, changing: the pairs (``pairs``); changing pairs by default.
+        n, seed, changing, holdout, data_dir: the pairs (``pairs``); changing pairs by
+            default.
         progress: called with a line after each variable, or None.
 
     Returns:
@@ -262,8 +263,10 @@ def iia_grid(model, task, layers, variables, *, positions=None, n=1024, seed=0,
     names = [causal.check_variables(task, v)[0] for v in variables]
     result = {"layers": list(layers), "positions": list(positions), "iia": {}, "changed": {}}
     for name in names:
-        drawn = make_pairs(task, n, name, seed, "test", changing)
-        result["changed"][name] = make_pairs(task, n, name, seed, "test", False).changed
+        drawn = make_pairs(task, n, name, seed, "test", changing, holdout=holdout,
+                           data_dir=data_dir)  # fmt: skip
+        result["changed"][name] = make_pairs(task, n, name, seed, "test", False,
+                                             holdout=holdout, data_dir=data_dir).changed  # fmt: skip
         rows = []
         for layer in layers:
             interchange = patching.Interchange.of(model, layer)

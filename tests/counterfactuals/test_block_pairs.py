@@ -69,11 +69,6 @@ def test_changing_block_pairs_are_the_random_pairs_whose_label_changes(every, tf
     np.testing.assert_array_equal(changing.counterfactual_label, every.counterfactual_label[kept])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="cf.pairs's default holdout=0 is refused by BlockTask.check_holdout (a bool): block "
-    "pairs, and iia_grid of a block task, fail unless holdout=False is given",
-)
 def test_block_pairs_take_the_default_holdout(tfds_dir):
     pairs = cf.pairs(BlockTask(), 8, "TR", seed=0, split="test", data_dir=tfds_dir)
     assert pairs.n == 8
