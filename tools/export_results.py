@@ -338,8 +338,9 @@ def _gotu_config(building):
 
 def _listed_study(results, folder, summary, names, dest, label, log, then=None):
     """A study whose ``summary`` JSON (or JSONs: a tuple) lists its runs (``gotu.json``,
-    ``chain.json``; by ``run_dir`` or ``id``) into ``dest``, swapped in whole: the lines of those runs, its sweeps and its files ``names``;
-    ``then(folder)`` last, on the folder being built."""
+    ``chain.json``; by ``run_dir`` or ``id``) into ``dest``, swapped in whole: the lines of
+    those runs, its sweeps and its files ``names``; ``then(folder)`` last, on the folder
+    being built."""
     from pvr_keras.sweeps import ResultsDir
 
     source = ResultsDir(folder)

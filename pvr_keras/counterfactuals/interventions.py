@@ -265,8 +265,9 @@ def iia_grid(model, task, layers, variables, *, positions=None, n=1024, seed=0,
     for name in names:
         drawn = make_pairs(task, n, name, seed, "test", changing, holdout=holdout,
                            data_dir=data_dir)  # fmt: skip
-        result["changed"][name] = make_pairs(task, n, name, seed, "test", False,
-                                             holdout=holdout, data_dir=data_dir).changed  # fmt: skip
+        every = make_pairs(task, n, name, seed, "test", False, holdout=holdout,
+                           data_dir=data_dir)  # fmt: skip
+        result["changed"][name] = every.changed
         rows = []
         for layer in layers:
             interchange = patching.Interchange.of(model, layer)

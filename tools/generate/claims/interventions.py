@@ -94,8 +94,9 @@ def table(study):
                         for v in grid["own_position"]
                     )
                     counts.append(f"{layer} {aligned}/{len(grid['own_position'])}")
-                rows.append([name[: -len(".json")], model, window, len(runs), as_cell(accuracy),
-                             "position", "V_i at its own position", ", ".join(counts), ""])  # fmt: skip
+                rows.append([name[: -len(".json")], model, window, len(runs),
+                             as_cell(accuracy), "position", "V_i at its own position",
+                             ", ".join(counts), ""])  # fmt: skip
     header = ["setting", "model", "window", "seeds", "test acc.", "method", "variable",
               "mean IIA >= threshold at", "best"]  # fmt: skip
     text = ("IIA on changing test pairs (the counterfactual label differs from the base's), "
@@ -113,7 +114,7 @@ def interventions(studies):
         return ("not run yet", "`bash tools/studies/interventions_study.sh`", "not run")
     found = {name: study.json(name) for name in SETTINGS if (study.path / name).is_file()}
     parts = []
-    for name, summary in found.items():
+    for summary in found.values():
         threshold = summary["aligned"]
         for (model, window), runs in _groups(summary).items():
             grid = runs[0]["grid"]
@@ -131,7 +132,8 @@ def interventions(studies):
                     cls = [c for c in cells if c[1] == 0]
                     text = f"{variable}: " + (
                         f"{first[0]} {position_name(first[1])} {as_cell(first[2], 2)}"
-                        if first else "no single place"
+                        if first
+                        else "no single place"
                     )
                     if cls and cls[0] is not first:
                         text += f", cls from {cls[0][0]} ({as_cell(cls[0][2], 2)})"
@@ -139,7 +141,7 @@ def interventions(studies):
             parts.append(f"{model} window {window} ({len(runs)} seeds, test "
                          f"{as_cell(statistics.mean(r['test_accuracy'] for r in runs))}): "
                          + "; ".join(said))  # fmt: skip
-    ours = (f"first cell with mean IIA >= {threshold} on changing pairs: " + ". ".join(parts))
+    ours = f"first cell with mean IIA >= {threshold} on changing pairs: " + ". ".join(parts)
     time = ("[`interventions`](interventions.md) study; `bash tools/studies/"
             "interventions_study.sh` (resumable)")  # fmt: skip
     return ours, time
