@@ -191,7 +191,7 @@ SUMMARY = {
     "Follow-up (Abbe et al. 2023): generalization on the unseen":
         (r"2parity \([^)]*\): [^;]+", None, "leak towards the MDI: "),
     "Beyond the paper (Geiger et al. 2022): where the pointer is resolved":
-        (r"transformer window 1 \([^)]*\): [^.]+", "interventions.md"),
+        (r"transformer window 1 \([^)]*\): [^;]+", "interventions.md"),
 }  # fmt: skip
 
 

@@ -126,22 +126,23 @@ def interventions(studies):
                                 for layer in grid["layers"]), key=lambda c: c[1])  # fmt: skip
                     said.append(f"DAS {variable} {as_cell(best[1], 2)} at {best[0]}")
             else:
-                for variable in grid["iia"]:
+                # the pointed values first (where the lookup ends), then the pointer
+                for variable in sorted(grid["iia"], key=lambda v: (v == "P", v)):
                     cells = places(summary, model, window, variable, threshold)
-                    first = cells[0] if cells else None
+                    if not cells:
+                        said.append(f"{variable} at no single place")
+                        continue
+                    first = cells[0]
+                    text = (f"{variable} at {first[0]} {position_name(first[1])} "
+                            f"({as_cell(first[2], 2)})")  # fmt: skip
                     cls = [c for c in cells if c[1] == 0]
-                    text = f"{variable}: " + (
-                        f"{first[0]} {position_name(first[1])} {as_cell(first[2], 2)}"
-                        if first
-                        else "no single place"
-                    )
                     if cls and cls[0] is not first:
-                        text += f", cls from {cls[0][0]} ({as_cell(cls[0][2], 2)})"
+                        text += f", at cls from {cls[0][0]} ({as_cell(cls[0][2], 2)})"
                     said.append(text)
             parts.append(f"{model} window {window} ({len(runs)} seeds, test "
                          f"{as_cell(statistics.mean(r['test_accuracy'] for r in runs))}): "
-                         + "; ".join(said))  # fmt: skip
-    ours = f"first cell with mean IIA >= {threshold} on changing pairs: " + ". ".join(parts)
+                         + ", ".join(said))  # fmt: skip
+    ours = f"first cell with mean IIA >= {threshold} on changing pairs: " + "; ".join(parts)
     time = ("[`interventions`](interventions.md) study; `bash tools/studies/"
             "interventions_study.sh` (resumable)")  # fmt: skip
     return ours, time
