@@ -255,19 +255,12 @@ def main(argv=None):
     # The images first: a machine without them fails here, before anything is written.
     run.spec.prepare_data(run.task, run.system.data_dir, download=run.system.download)
     from pvr_keras import figures, sweeps
-    from pvr_keras.training import load_run
 
     cli.run_sweep(parsed, runs, name=own.name, figure=None, grows=False,
                   trainer=functools.partial(sweeps.train_run, save_model=True))  # fmt: skip
     out = pathlib.Path(own.out)
-    records, _ = sweeps.ResultsDir(out).read()
-    lines = {r["id"]: r for r in records}
     results = []
-    for one in runs:
-        if one.run_id not in lines:
-            raise RuntimeError(f"run {one.run_id} is not recorded in {out} (another worker's?)")
-        line = lines[one.run_id]
-        model = load_run(out / "runs" / one.run_id).model
+    for one, line, model in sweeps.saved_models(out, runs):
         print(f"[{own.name}] {one.run_id}: test accuracy {line['test_accuracy']:.4f}; "
               f"{own.pairs} changing pairs per variable", flush=True)  # fmt: skip
         grid = analyse_run(own, one, model, lambda text: print(f"  {text}", flush=True))

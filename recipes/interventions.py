@@ -215,34 +215,24 @@ def describe(aligned, threshold, layers):
 
 
 def _heatmap(own, run, grid, line, out):
+    """The run's heatmap ``NAME_<id>.png`` (and, with a token axis, ``NAME_<id>_values.png``:
+    each V_i at its own token, per layer)."""
     from pvr_keras import figures
 
-    shown = dict(grid)
-    if "own_position" in grid:  # V_i at its own position as a panel of its own
-        shown = dict(grid, iia=dict(grid["iia"]))
-        shown["iia"]["V_i at its own position"] = [
-            [grid["own_position"][f"V{i}"][k] for i in range(run.task.num_positions)]
-            for k in range(len(grid["layers"]))
-        ]
-        # the panel's columns are V0.., the other panels' positions (cls, P, V0..)
-        figures.iia_heatmaps(
-            {"layers": grid["layers"], "positions": grid["positions"],
-             "iia": grid["iia"], "changed": grid.get("changed", {})},
-            out / f"{own.name}_{run.run_id}.png",
-            f"{run.model} window {run.window} seed {run.seed}: IIA on changing pairs "
-            f"(test accuracy {line['test_accuracy']:.4f})",
-        )  # fmt: skip
-        figures.iia_heatmaps(
-            {"layers": grid["layers"], "positions": list(range(2, 2 + run.task.num_positions)),
-             "iia": {"V_i at its own position": shown["iia"]["V_i at its own position"]}},
-            out / f"{own.name}_{run.run_id}_values.png",
-            f"{run.model} window {run.window} seed {run.seed}: V_i at its own position",
-        )  # fmt: skip
+    title = f"{run.model} window {run.window} seed {run.seed}"
+    path = out / f"{own.name}_{run.run_id}.png"
+    accuracy = f"(test accuracy {line['test_accuracy']:.4f})"
+    if grid["method"] == "das":
+        figures.iia_heatmaps(grid, path, f"{title}: DAS IIA on changing test pairs {accuracy}",
+                             token_positions=False)  # fmt: skip
         return
+    figures.iia_heatmaps(grid, path, f"{title}: IIA on changing pairs {accuracy}")
+    values = [f"V{i}" for i in range(run.task.num_positions)]
+    rows = [[grid["own_position"][v][k] for v in values] for k in range(len(grid["layers"]))]
     figures.iia_heatmaps(
-        grid, out / f"{own.name}_{run.run_id}.png",
-        f"{run.model} window {run.window} seed {run.seed}: DAS IIA on changing test pairs "
-        f"(test accuracy {line['test_accuracy']:.4f})", token_positions=False,
+        {"layers": grid["layers"], "positions": list(range(2, 2 + len(values))),
+         "iia": {"V_i at its own position": rows}},
+        out / f"{own.name}_{run.run_id}_values.png", f"{title}: V_i at its own position",
     )  # fmt: skip
 
 
@@ -270,19 +260,12 @@ def main(argv=None):
     own = parsed.own
     runs = cli.check_task(parsed.runs)
     from pvr_keras import sweeps
-    from pvr_keras.training import load_run
 
     cli.run_sweep(parsed, runs, name=own.name, figure=None, grows=False,
                   trainer=functools.partial(sweeps.train_run, save_model=True))  # fmt: skip
     out = pathlib.Path(own.out)
-    records, _ = sweeps.ResultsDir(out).read()
-    lines = {r["id"]: r for r in records}
     results = []
-    for run in runs:
-        if run.run_id not in lines:
-            raise RuntimeError(f"run {run.run_id} is not recorded in {out} (another worker's?)")
-        line = lines[run.run_id]
-        model = load_run(out / "runs" / run.run_id).model
+    for run, line, model in sweeps.saved_models(out, runs):
         print(f"[{own.name}] {run.run_id}: test accuracy {line['test_accuracy']:.4f}")
         grid = analyse_run(own, run, model, lambda text: print(f"  {text}"))
         _heatmap(own, run, grid, line, out)

@@ -13,7 +13,7 @@ or split the grid (``--shard i/n``, ``grid.shard``).
 """
 
 from pvr_keras.sweeps.claims import Claim, Claims
-from pvr_keras.sweeps.engine import result_line, run_sweep, train_run
+from pvr_keras.sweeps.engine import result_line, run_sweep, saved_models, train_run
 from pvr_keras.sweeps.figures import FIGURES, make_figures, plot, summarise
 from pvr_keras.sweeps.grid import Run, expand, fields_of, parse_shard, shard, unique
 from pvr_keras.sweeps.results import (
@@ -38,6 +38,7 @@ __all__ = [
     "make_figures",
     "parse_lines",
     "parse_shard",
+    "saved_models",
     "plot",
     "result_line",
     "run_sweep",

@@ -7,6 +7,7 @@ directory (claims, see ``claims.py``) and/or split the grid with shards; both to
 fine. See ``results.py`` for why a kill at any moment loses no record and corrupts none.
 """
 
+import pathlib
 import time
 
 from pvr_keras.sweeps.claims import Claims
@@ -23,6 +24,25 @@ def train_run(run, run_dir, *, save_model=True, verbose=0, input=None):
     from pvr_keras.training import runs
 
     return runs.run(run, run_dir, save_model=save_model, verbose=verbose, input=input)
+
+
+def saved_models(out, runs):
+    """Each run of ``runs`` recorded in the results folder ``out``, with its results line and
+    its saved model (``runs/<id>/model.keras``, read as ``training.load_run`` reads it):
+    yields ``(run, line, model)`` in the order of ``runs``, one model loaded at a time.
+
+    Raises:
+        RuntimeError: a run is not recorded in ``out`` (trained by another worker still?).
+    """
+    from pvr_keras.training import load_run
+
+    out = pathlib.Path(out)
+    records, _ = ResultsDir(out).read()
+    lines = {r["id"]: r for r in records}
+    for run in runs:
+        if run.run_id not in lines:
+            raise RuntimeError(f"run {run.run_id} is not recorded in {out} (another worker's?)")
+        yield run, lines[run.run_id], load_run(out / "runs" / run.run_id).model
 
 
 def result_line(run, record, sweep):
