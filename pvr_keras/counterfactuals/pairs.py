@@ -12,14 +12,13 @@ import dataclasses
 
 import numpy as np
 
-from pvr_keras.checks import check_count, check_seed
+from pvr_keras.checks import MAX_SEED, check_count, check_seed
 from pvr_keras.counterfactuals import causal
 from pvr_keras.data.keys import check_split, mix_int
 from pvr_keras.kinds.block.task import BlockTask
 
 SOURCE_OFFSET = 2**40  # token sources: examples 2**40 + i of the split (an unrelated hash)
 SOURCE_SALT = 0x5EC0_9D50_C0FF  # block sources: the generator under a seed derived from this
-MAX_SEED = 2**63
 MAX_DRAWS = 2_000_000  # candidate pairs drawn at most to find the changing ones
 PROBE_DRAWS = 100_000  # none of these changing: refused at once
 MAX_PAIRS = 10_000_000
