@@ -22,6 +22,7 @@ SOURCE_SALT = 0x5EC0_9D50_C0FF  # block sources: the generator under a seed deri
 MAX_DRAWS = 2_000_000  # candidate pairs drawn at most to find the changing ones
 PROBE_DRAWS = 100_000  # none of these changing: refused at once
 MAX_PAIRS = 10_000_000
+BLOCK_BATCH = 1024  # block examples made per call of the generator
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,16 +84,12 @@ def _token_draw(task, start, stop, seed, split, holdout):
     return base, source, base, source
 
 
-def _block_draw(task, count, seed, split, holdout, data_dir):
-    from pvr_keras import data
+def _block_examples(task, seed, split, holdout, data_dir):
+    """The block generator's example function of one stream (images loaded and the composer
+    compiled once): ``fn(index)`` gives exactly ``data.block_arrays``' rows for ``index``."""
+    from pvr_keras.kinds.block import keys, tf_data
 
-    base, _, info = data.block_arrays(task, count, split=split, seed=seed, holdout=holdout,
-                                      data_dir=data_dir)  # fmt: skip
-    source_seed = mix_int(seed ^ SOURCE_SALT) % MAX_SEED
-    source, _, source_info = data.block_arrays(
-        task, count, split=split, seed=source_seed, holdout=holdout, data_dir=data_dir
-    )
-    return base, source, info["cell_labels"], source_info["cell_labels"]
+    return tf_data.make_examples(task, keys.stream_key(seed, split), split, holdout, data_dir)
 
 
 def pairs(task, n, variables, seed=0, split="test", changing=False, *, holdout=0, data_dir=None):
@@ -160,11 +157,26 @@ def _token_chunks(task, seed, split, holdout):
 
 
 def _block_prefix(task, seed, split, holdout, data_dir):
-    """Block examples ``start..stop-1`` (the generator makes a prefix: drawn again, longer)."""
+    """Block pairs ``start..stop-1``: bases from the split's stream, sources from the stream
+    of a derived seed, drawn by index (each example made once, the images loaded once)."""
+    import tensorflow as tf
+
+    from pvr_keras.data.checks import check_memory
+
+    source_seed = mix_int(seed ^ SOURCE_SALT) % MAX_SEED
+    base = _block_examples(task, seed, split, holdout, data_dir)
+    source = _block_examples(task, source_seed, split, holdout, data_dir)
+    pixels = int(np.prod(task.image_shape))
 
     def draw(start, stop):
-        parts = _block_draw(task, stop, seed, split, holdout, data_dir)
-        return tuple(p[start:stop] for p in parts)
+        check_memory(stop - start, 2 * (4 * pixels + 8 * task.num_cells), "block pairs")
+        parts = []
+        for first in range(start, stop, BLOCK_BATCH):
+            index = tf.range(first, min(first + BLOCK_BATCH, stop), dtype=tf.int64)
+            b, s = base(index), source(index)
+            parts.append([b["x"].numpy(), s["x"].numpy(), b["cell_labels"].numpy(),
+                          s["cell_labels"].numpy()])  # fmt: skip
+        return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
 
     return draw
 
